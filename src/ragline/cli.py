@@ -1,0 +1,188 @@
+"""The ``ragline`` command line: data on stdout, messages and progress on stderr.
+Errors become messages and exit codes here, and only here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .engine import Engine
+from .errors import ConfigError, NotFoundError, RaglineError
+from .models import Scope
+from .settings import Settings
+
+app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
+                  add_completion=False, pretty_exceptions_enable=False)
+err = Console(stderr=True)
+out = Console(soft_wrap=True)
+
+Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
+Collection = Annotated[list[str], typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
+Owner = Annotated[Optional[str], typer.Option("--owner", "-u", help="Owner (a user inside the tenant) for private data.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+
+
+def _settings() -> Settings:
+    try:
+        return Settings()
+    except Exception as exc:  # pydantic's ValidationError names the bad value
+        raise ConfigError(f"invalid settings: {exc}") from exc
+
+
+@contextmanager
+def _engine() -> Iterator[Engine]:
+    engine = None
+    try:
+        engine = Engine(_settings())
+        yield engine
+    except NotFoundError as exc:
+        err.print(f"[red]not found:[/red] {exc}")
+        raise typer.Exit(3) from exc
+    except (ConfigError, ValueError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from exc
+    except RaglineError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from exc
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope:
+    return Scope(tenant, tuple(collection or ["default"]), owner)
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None) + "\n")
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]:
+    if not enabled or not err.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.fields[current]}"), console=err, transient=True) as bar:
+        task = bar.add_task("ingesting", total=None, current="")
+
+        def update(done: int, total: int, current: str) -> None:
+            bar.update(task, completed=done, total=total, current=current[-50:])
+
+        yield update
+
+
+def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        _print_json(summary)
+    else:
+        out.print(f"added {summary['added']}, updated {summary['updated']}, unchanged {summary['unchanged']}, "
+                  f"deleted {summary['deleted']}, failed {len(summary['failed'])}, chunks {summary['chunks']}, "
+                  f"embedded {summary['embedded']} in {summary['seconds']:.1f} s")
+    for failure in summary["failed"]:
+        err.print(f"[yellow]failed:[/yellow] {failure['path']}: {failure['error']}")
+    if summary["failed"]:
+        raise typer.Exit(1)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest.")],
+    tenant: Tenant = "default",
+    collection: Collection = None,
+    owner: Owner = None,
+    password: Annotated[Optional[str], typer.Option(help="Password for encrypted PDFs.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Load, chunk, embed and store files (unchanged files do no work)."""
+    with _engine() as engine, _progress(True) as progress:
+        summary = engine.ingest(paths, _scope(tenant, collection, owner), password=password, progress=progress)
+    _report_ingest(summary.to_dict(), as_json)
+
+
+@app.command()
+def sync(
+    directory: Annotated[Path, typer.Argument(help="Directory to mirror into the collection.")],
+    tenant: Tenant = "default",
+    collection: Collection = None,
+    owner: Owner = None,
+    password: Annotated[Optional[str], typer.Option(help="Password for encrypted PDFs.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Ingest a directory and delete documents whose files are gone."""
+    with _engine() as engine, _progress(True) as progress:
+        summary = engine.sync(directory, _scope(tenant, collection, owner), password=password, progress=progress)
+    _report_ingest(summary.to_dict(), as_json)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    tenant: Tenant = "default",
+    collection: Collection = None,
+    owner: Owner = None,
+    mode: Annotated[Optional[str], typer.Option(help="hybrid, dense or keyword.")] = None,
+    k: Annotated[Optional[int], typer.Option("-k", help="Number of results.")] = None,
+    threshold: Annotated[Optional[float], typer.Option(help="Drop results scoring below this.")] = None,
+    where: Annotated[Optional[str], typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Search a collection."""
+    try:
+        filters = json.loads(where) if where else None
+    except json.JSONDecodeError as exc:
+        err.print(f"[red]error:[/red] --filter is not valid JSON: {exc}")
+        raise typer.Exit(2) from exc
+    with _engine() as engine:
+        result = engine.search(query, _scope(tenant, collection, owner), mode=mode, k=k, threshold=threshold,
+                               filters=filters)
+    if result.degraded:
+        err.print(f"[yellow]note:[/yellow] {result.degraded}")
+    if as_json:
+        _print_json([hit.to_dict() for hit in result.hits])
+        return
+    table = Table(show_lines=True)
+    for column in ("#", "score", "source", "text"):
+        table.add_column(column)
+    for n, hit in enumerate(result.hits, start=1):
+        page = hit.metadata.get("page")
+        where_text = f"{hit.source}" + (f" p.{page}" if page else "")
+        table.add_row(str(n), f"{hit.score:.3f}", where_text, hit.text[:300])
+    out.print(table)
+
+
+@app.command()
+def status(as_json: AsJson = False) -> None:
+    """Tenants, collections, documents, chunks and the embedding model."""
+    with _engine() as engine:
+        data = engine.status()
+    if as_json:
+        _print_json(data)
+        return
+    out.print(f"home {data['home']} · store {data['store']} · model {data['model']}")
+    out.print(f"{data['tenants']} tenants, {data['collections']} collections, {data['documents']} documents, "
+              f"{data['chunks']} chunks")
+    table = Table()
+    for column in ("tenant", "collection", "documents", "chunks", "model"):
+        table.add_column(column)
+    for tenant in data["details"]:
+        for c in tenant["collections"]:
+            table.add_row(tenant["tenant"], c["name"], str(c["documents"]), str(c["chunks"]), c["model"])
+    out.print(table)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Ingestion: load sources into Documents, split them into Chunks."""

@@ -1,0 +1,151 @@
+"""Chunkers split a Document into Chunks that keep page, section and offsets.
+
+All three strategies share one mechanism: cut the text into atoms (pieces no
+longer than the budget), then merge neighbouring atoms greedily up to ``size``,
+starting each new chunk with up to ``overlap`` worth of the previous atoms.
+They differ only in what an atom is: the largest separator-delimited piece
+(recursive), a sentence, or a paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..models import Chunk, Document
+from ..settings import ChunkingSettings
+
+Span = tuple[int, int]
+LengthFn = Callable[[str], int]
+
+RECURSIVE_SEPARATORS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
+_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=[-*•]\s)")
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+
+
+class Chunker(Protocol):
+    """Document → Chunks."""
+
+    def chunk(self, document: Document) -> list[Chunk]: ...
+
+
+def _pieces(text: str, span: Span, separator: str) -> list[Span]:
+    """Split ``span`` after each ``separator`` (the separator stays with the left piece)."""
+    start, end = span
+    out: list[Span] = []
+    cursor = start
+    while True:
+        found = text.find(separator, cursor, end)
+        if found < 0:
+            break
+        cut = found + len(separator)
+        out.append((cursor, cut))
+        cursor = cut
+    if cursor < end:
+        out.append((cursor, end))
+    return out
+
+
+def _recursive_atoms(text: str, span: Span, size: int, length: LengthFn, separators: tuple[str, ...]) -> list[Span]:
+    if length(text[span[0]:span[1]]) <= size:
+        return [span]
+    for index, separator in enumerate(separators):
+        if text.find(separator, span[0], span[1]) >= 0:
+            atoms: list[Span] = []
+            for piece in _pieces(text, span, separator):
+                atoms.extend(_recursive_atoms(text, piece, size, length, separators[index + 1:]))
+            return atoms
+    # No separator left: cut by characters, proportionally to the measured length.
+    width = max(1, (span[1] - span[0]) * size // max(1, length(text[span[0]:span[1]])))
+    return [(s, min(s + width, span[1])) for s in range(span[0], span[1], width)]
+
+
+def _regex_atoms(text: str, span: Span, pattern: re.Pattern[str], size: int, length: LengthFn) -> list[Span]:
+    atoms: list[Span] = []
+    cursor = span[0]
+    for match in pattern.finditer(text, span[0], span[1]):
+        atoms.append((cursor, match.end()))
+        cursor = match.end()
+    if cursor < span[1]:
+        atoms.append((cursor, span[1]))
+    out: list[Span] = []
+    for atom in atoms:  # an over-long sentence or paragraph is split recursively
+        out.extend(_recursive_atoms(text, atom, size, length, RECURSIVE_SEPARATORS))
+    return out
+
+
+def _merge(text: str, atoms: list[Span], size: int, overlap: int, length: LengthFn) -> list[Span]:
+    chunks: list[Span] = []
+    current: list[Span] = []
+    for atom in atoms:
+        if current and length(text[current[0][0]:atom[1]]) > size:
+            chunks.append((current[0][0], current[-1][1]))
+            # Carry over trailing atoms worth at most `overlap`, leaving room for `atom`.
+            carried: list[Span] = []
+            for previous in reversed(current):
+                candidate = text[previous[0]:current[-1][1]]
+                if length(candidate) > overlap or length(text[previous[0]:atom[1]]) > size:
+                    break
+                carried.insert(0, previous)
+            current = carried
+        current.append(atom)
+    if current:
+        chunks.append((current[0][0], current[-1][1]))
+    return chunks
+
+
+def _strip(text: str, span: Span) -> Span | None:
+    start, end = span
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+@dataclass
+class SpanChunker:
+    """Splits each block of a document into chunks of at most ``size`` (measured by
+    ``length``), overlapping by up to ``overlap``. ``method`` picks the atoms."""
+
+    method: str = "recursive"
+    size: int = 1000
+    overlap: int = 200
+    length: LengthFn = len
+
+    def spans(self, text: str) -> list[Span]:
+        whole = (0, len(text))
+        if self.method == "none":
+            atoms = [whole]
+            return [s for s in (_strip(text, whole),) if s]
+        if self.method == "sentence":
+            atoms = _regex_atoms(text, whole, _SENTENCE_END, self.size, self.length)
+        elif self.method == "paragraph":
+            atoms = _regex_atoms(text, whole, _PARAGRAPH_END, self.size, self.length)
+        else:
+            atoms = _recursive_atoms(text, whole, self.size, self.length, RECURSIVE_SEPARATORS)
+        merged = _merge(text, atoms, self.size, self.overlap, self.length)
+        return [s for s in (_strip(text, span) for span in merged) if s]
+
+    def chunk(self, document: Document) -> list[Chunk]:
+        chunks: list[Chunk] = []
+        offset = 0
+        for block in document.blocks:
+            for start, end in self.spans(block.text):
+                chunks.append(Chunk(text=block.text[start:end], position=len(chunks), start=offset + start,
+                                    end=offset + end, page=block.page, section=block.section))
+            offset += len(block.text) + 2  # blocks are joined by a blank line in Document.text
+        return chunks
+
+
+def make_chunker(settings: ChunkingSettings, token_length: LengthFn | None = None) -> SpanChunker:
+    """Build the chunker a collection's settings describe."""
+    if settings.unit == "tokens":
+        if token_length is None:
+            raise ValueError("chunking.unit='tokens' needs a tokenizer")
+        length = token_length
+    else:
+        length = len
+    return SpanChunker(method=settings.method, size=settings.size, overlap=settings.overlap, length=length)

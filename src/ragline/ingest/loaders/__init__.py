@@ -1,0 +1,69 @@
+"""Loaders turn a file's bytes into Documents. One module per format family.
+
+``LOADERS`` is the registry, keyed by name; ``loader_for`` picks one from the
+file extension, then from the content (a PDF or ZIP signature wins over a
+misleading extension).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from ...errors import LoaderError
+from ...models import Document
+from .docx import DocxLoader
+from .html import HtmlLoader
+from .pdf import PdfLoader
+from .structured import CsvLoader, JsonLinesLoader, JsonLoader
+from .text import MarkdownLoader, TextLoader
+
+
+class Loader(Protocol):
+    """Bytes of one file → Documents (or per-record LoaderErrors for record files)."""
+
+    name: str
+    extensions: tuple[str, ...]
+    media_type: str
+
+    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]: ...
+
+
+LOADERS: dict[str, Loader] = {
+    loader.name: loader
+    for loader in (
+        TextLoader(),
+        MarkdownLoader(),
+        HtmlLoader(),
+        PdfLoader(),
+        DocxLoader(),
+        CsvLoader(),
+        JsonLoader(),
+        JsonLinesLoader(),
+    )
+}
+
+_BY_EXTENSION = {ext: loader for loader in LOADERS.values() for ext in loader.extensions}
+
+
+def supported_extensions() -> list[str]:
+    return sorted(_BY_EXTENSION)
+
+
+def loader_for(path: Path, head: bytes) -> Loader:
+    """Choose a loader by extension, letting unmistakable content signatures win."""
+    if head.startswith(b"%PDF-"):
+        return LOADERS["pdf"]
+    ext = path.suffix.lower()
+    if head.startswith(b"PK\x03\x04") and ext == ".docx":
+        return LOADERS["docx"]
+    loader = _BY_EXTENSION.get(ext)
+    if loader is None:
+        raise LoaderError(
+            str(path), f"unsupported file type {ext or '(no extension)'}; supported: {', '.join(supported_extensions())}"
+        )
+    if loader.name == "pdf":
+        raise LoaderError(str(path), "not a PDF file (no %PDF- header)")
+    if loader.name == "docx":
+        raise LoaderError(str(path), "not a .docx file (no ZIP signature)")
+    return loader

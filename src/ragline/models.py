@@ -1,0 +1,113 @@
+"""The data model shared by every stage: Scope, Document, Chunk, Hit."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def content_hash(text: str) -> str:
+    """Stable hash of text content (hex sha256)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def stable_id(*parts: str) -> str:
+    """Deterministic id from its parts; the separator cannot occur in any part."""
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a caller may read or write: the single tenant chokepoint.
+
+    ``collections`` lists the collections a read may touch (writes use the first).
+    With ``owner`` unset only shared (owner-less) documents are visible; with an
+    owner set, shared documents plus that owner's private ones.
+    """
+
+    tenant: str
+    collections: tuple[str, ...]
+    owner: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.tenant or not isinstance(self.tenant, str):
+            raise ValueError("Scope.tenant must be a non-empty string")
+        if isinstance(self.collections, str):
+            object.__setattr__(self, "collections", (self.collections,))
+        if not self.collections or not all(isinstance(c, str) and c for c in self.collections):
+            raise ValueError("Scope.collections must name at least one collection")
+        if self.owner == "":
+            object.__setattr__(self, "owner", None)
+
+    @property
+    def collection(self) -> str:
+        """The collection writes go to."""
+        return self.collections[0]
+
+
+@dataclass
+class Block:
+    """A run of text from one place in a source: a page, a section, a record."""
+
+    text: str
+    page: int | None = None
+    section: str | None = None
+
+
+@dataclass
+class Document:
+    """One loaded source, before chunking."""
+
+    source: str
+    blocks: list[Block]
+    title: str | None = None
+    media_type: str = "text/plain"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(b.text for b in self.blocks)
+
+    @property
+    def content_hash(self) -> str:
+        parts = [self.title or ""] + [f"{b.page}|{b.section}|{b.text}" for b in self.blocks]
+        return content_hash("\x1e".join(parts))
+
+
+@dataclass
+class Chunk:
+    """A piece of a document, the unit that is embedded and searched."""
+
+    text: str
+    position: int
+    start: int
+    end: int
+    page: int | None = None
+    section: str | None = None
+
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.text)
+
+
+@dataclass
+class Hit:
+    """One search result."""
+
+    chunk_id: str
+    doc_id: str
+    source: str
+    score: float
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "source": self.source,
+            "score": round(float(self.score), 6),
+            "text": self.text,
+            "metadata": self.metadata,
+        }

@@ -1,0 +1,1 @@
+"""Retrieval: keyword analysis, fusion, and the hybrid searcher."""

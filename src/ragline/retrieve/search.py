@@ -1,0 +1,80 @@
+"""The searcher: dense, keyword, or hybrid (fused) retrieval through the store."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..embed.base import Embedder
+from ..errors import ConfigError, EmbedderError
+from ..models import Hit, Scope
+from ..settings import SearchSettings
+from ..store.base import Filters, Store
+from .analyzer import query_terms
+from .fusion import reciprocal_rank_fusion, weighted_fusion
+
+Mode = Literal["hybrid", "dense", "keyword"]
+MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
+
+
+@dataclass
+class SearchResult:
+    hits: list[Hit]
+    mode: str
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    degraded: str | None = None  # why the search fell back (e.g. embedder down → keyword)
+
+
+class Searcher:
+    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+
+    def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
+               threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
+        mode = mode or self.settings.mode
+        if mode not in MODES:
+            raise ConfigError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
+        k = k or self.settings.k
+        if k < 1:
+            raise ConfigError(f"k must be at least 1, got {k}")
+        if not query.strip():
+            raise ConfigError("query is empty")
+        timings: dict[str, float] = {}
+        depth = max(k, self.settings.overfetch) if mode == "hybrid" else k
+        dense: list[tuple[str, float]] = []
+        keyword: list[tuple[str, float]] = []
+        degraded = None
+        if mode in ("dense", "hybrid"):
+            started = time.perf_counter()
+            try:
+                vector = self.embedder.embed_query(query)
+            except EmbedderError as exc:
+                if mode == "dense":
+                    raise
+                degraded, mode = f"embedder unavailable ({exc}); keyword search only", "keyword"
+            else:
+                timings["embed"] = (time.perf_counter() - started) * 1000
+                started = time.perf_counter()
+                dense = self.store.dense_search(scope, vector, depth, filters)
+                timings["dense"] = (time.perf_counter() - started) * 1000
+        if mode in ("keyword", "hybrid"):
+            started = time.perf_counter()
+            keyword = self.store.keyword_search(scope, query_terms(query), depth, filters)
+            timings["keyword"] = (time.perf_counter() - started) * 1000
+        if mode == "hybrid":
+            if self.settings.fusion == "rrf":
+                w = self.settings.dense_weight
+                scored = reciprocal_rank_fusion([dense, keyword], k=self.settings.rrf_k, weights=[2 * w, 2 * (1 - w)])
+            else:
+                scored = weighted_fusion([dense, keyword], [self.settings.dense_weight, 1 - self.settings.dense_weight])
+        else:
+            scored = dense if mode == "dense" else keyword
+        if threshold is not None:
+            scored = [pair for pair in scored if pair[1] >= threshold]
+        started = time.perf_counter()
+        hits = self.store.get_hits(scope, scored[:k])
+        timings["fetch"] = (time.perf_counter() - started) * 1000
+        return SearchResult(hits=hits, mode=mode, timings_ms=timings, degraded=degraded)

@@ -1,0 +1,98 @@
+"""Typed settings, built once at the edge (CLI, server, tests) and passed down.
+
+Sources, highest first: explicit arguments, ``RAGLINE_*`` environment variables
+(nested with ``__``, e.g. ``RAGLINE_CHUNKING__SIZE=800``), a TOML file
+(``RAGLINE_CONFIG`` or ``./ragline.toml``), then the defaults below.
+Nothing below this module reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+import platformdirs
+from pydantic import BaseModel, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+
+class ChunkingSettings(BaseModel):
+    """How documents are split. ``size``/``overlap`` are in ``unit``s."""
+
+    method: Literal["recursive", "sentence", "paragraph", "none"] = "recursive"
+    size: int = Field(default=1000, ge=50, le=20000)
+    overlap: int = Field(default=200, ge=0)
+    unit: Literal["chars", "tokens"] = "chars"
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "ChunkingSettings":
+        if self.overlap >= self.size:
+            raise ValueError(f"chunking.overlap ({self.overlap}) must be smaller than chunking.size ({self.size})")
+        return self
+
+
+class EmbedderSettings(BaseModel):
+    name: str = "minilm"
+    batch_size: int = Field(default=32, ge=1, le=1024)
+    threads: int | None = None
+
+
+class SearchSettings(BaseModel):
+    mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
+    k: int = Field(default=10, ge=1, le=1000)
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(default=60, ge=1)
+    dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    overfetch: int = Field(default=100, ge=1, le=10000)
+    doc_aggregate: Literal["max", "sum"] = "max"
+
+
+class LimitSettings(BaseModel):
+    """Guards against hostile files: each file is parsed in a child process."""
+
+    max_file_mb: float = Field(default=100.0, gt=0)
+    parse_timeout_s: float = Field(default=120.0, gt=0)
+    parse_memory_mb: int = Field(default=4096, ge=256)
+
+
+class Settings(BaseSettings):
+    """All of ragline's configuration."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="RAGLINE_",
+        env_nested_delimiter="__",
+        extra="ignore",
+    )
+
+    home: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("ragline")))
+    store: Literal["sqlite"] = "sqlite"
+    chunking: ChunkingSettings = ChunkingSettings()
+    embedder: EmbedderSettings = EmbedderSettings()
+    search: SearchSettings = SearchSettings()
+    limits: LimitSettings = LimitSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml_file = Path(os.environ.get("RAGLINE_CONFIG", "ragline.toml"))
+        return (
+            init_settings,
+            env_settings,
+            TomlConfigSettingsSource(settings_cls, toml_file=toml_file),
+        )
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "ragline.sqlite"

@@ -1,0 +1,442 @@
+"""The embedded default store: SQLite (WAL) as the system of record, one FTS5
+table per collection for keyword search, and an in-memory vector matrix per
+collection rebuilt from SQLite whenever the collection's version moves.
+
+Keyword statistics (IDF, average length) are per collection, so one tenant's
+text never shifts another tenant's scores.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ModelMismatchError, NotFoundError, StoreError
+from ..models import Hit, Scope
+from .base import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, Filters
+from .filters import filter_sql
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tenants (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS collections (
+    id INTEGER PRIMARY KEY,
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    model_id TEXT NOT NULL,
+    dimension INTEGER NOT NULL,
+    config TEXT NOT NULL DEFAULT '{}',
+    version INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    UNIQUE (tenant, name)
+);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY,
+    collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    tenant TEXT NOT NULL,
+    owner TEXT,
+    source TEXT NOT NULL,
+    origin TEXT,
+    title TEXT,
+    media_type TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    metadata TEXT NOT NULL DEFAULT '{}',
+    state TEXT NOT NULL DEFAULT 'indexed',
+    error TEXT,
+    chunk_count INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_scope ON documents (collection_id, owner);
+CREATE INDEX IF NOT EXISTS documents_origin ON documents (collection_id, origin);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    collection_id INTEGER NOT NULL,
+    tenant TEXT NOT NULL,
+    owner TEXT,
+    position INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    page INTEGER,
+    section TEXT,
+    start INTEGER NOT NULL,
+    "end" INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    hits INTEGER NOT NULL DEFAULT 0,
+    last_hit REAL
+);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
+CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
+"""
+
+
+@dataclass
+class _VectorIndex:
+    version: int
+    rowids: np.ndarray
+    chunk_ids: list[str]
+    owners: np.ndarray
+    matrix: np.ndarray
+
+
+class SQLiteStore:
+    """``Store`` on one SQLite file. Thread-safe: a connection per thread, writes
+    serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
+        self._local = threading.local()
+        self._indexes: dict[int, _VectorIndex] = {}
+        self._index_lock = threading.Lock()
+        try:
+            self._conn().executescript(SCHEMA)  # executescript manages its own transaction
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
+
+    # -- connections ---------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.Error as exc:
+                raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"store write failed: {exc}") from exc
+
+    def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"store read failed: {exc}") from exc
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # -- catalog -------------------------------------------------------------
+    def tenants(self) -> list[str]:
+        return [r[0] for r in self._read("SELECT name FROM tenants ORDER BY name")]
+
+    def ensure_tenant(self, tenant: str) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT OR IGNORE INTO tenants VALUES (?, ?)", (tenant, time.time()))
+
+    def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
+                          config: dict[str, Any] | None = None) -> CollectionInfo:
+        with self._write() as conn:
+            row = conn.execute("SELECT model_id, dimension FROM collections WHERE tenant = ? AND name = ?",
+                               (scope.tenant, scope.collection)).fetchone()
+            if row is None:
+                now = time.time()
+                conn.execute("INSERT OR IGNORE INTO tenants VALUES (?, ?)", (scope.tenant, now))
+                cur = conn.execute(
+                    "INSERT INTO collections (tenant, name, model_id, dimension, config, created) VALUES (?, ?, ?, ?, ?, ?)",
+                    (scope.tenant, scope.collection, model_id, dimension, json.dumps(config or {}), now),
+                )
+                conn.execute(f"CREATE VIRTUAL TABLE fts_{cur.lastrowid} USING fts5(terms, tokenize='unicode61')")
+            elif (row[0], row[1]) != (model_id, dimension):
+                raise ModelMismatchError(
+                    f"collection {scope.collection!r} was built with {row[0]} (dim {row[1]}); "
+                    f"it cannot be opened with {model_id} (dim {dimension}). Use another collection or re-create it."
+                )
+        return self.get_collection(scope)
+
+    def _collection_ids(self, scope: Scope) -> dict[str, int]:
+        marks = ",".join("?" * len(scope.collections))
+        rows = self._read(f"SELECT name, id FROM collections WHERE tenant = ? AND name IN ({marks})",
+                          [scope.tenant, *scope.collections])
+        found = dict(rows)
+        missing = [c for c in scope.collections if c not in found]
+        if missing:
+            raise NotFoundError(f"collection {missing[0]!r} not found for tenant {scope.tenant!r}")
+        return found
+
+    def _info(self, row: tuple) -> CollectionInfo:
+        cid, tenant, name, model_id, dimension, config, created = row
+        docs, chunks = self._read(
+            "SELECT count(*), coalesce(sum(chunk_count), 0) FROM documents WHERE collection_id = ?", (cid,)
+        )[0]
+        return CollectionInfo(tenant=tenant, name=name, model_id=model_id, dimension=dimension,
+                              config=json.loads(config), documents=docs, chunks=chunks, created=created)
+
+    _INFO_COLUMNS = "id, tenant, name, model_id, dimension, config, created"
+
+    def get_collection(self, scope: Scope) -> CollectionInfo:
+        rows = self._read(f"SELECT {self._INFO_COLUMNS} FROM collections WHERE tenant = ? AND name = ?",
+                          (scope.tenant, scope.collection))
+        if not rows:
+            raise NotFoundError(f"collection {scope.collection!r} not found for tenant {scope.tenant!r}")
+        return self._info(rows[0])
+
+    def list_collections(self, tenant: str) -> list[CollectionInfo]:
+        rows = self._read(f"SELECT {self._INFO_COLUMNS} FROM collections WHERE tenant = ? ORDER BY name", (tenant,))
+        return [self._info(r) for r in rows]
+
+    def delete_collection(self, scope: Scope) -> None:
+        ids = self._collection_ids(scope)
+        with self._write() as conn:
+            for cid in ids.values():
+                conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
+                conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
+                conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
+        with self._index_lock:
+            for cid in ids.values():
+                self._indexes.pop(cid, None)
+
+    # -- documents -----------------------------------------------------------
+    _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "
+                    "d.metadata, d.state, d.error, d.chunk_count, d.created, d.updated")
+
+    @staticmethod
+    def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+        if scope.owner is None:
+            return f" AND {alias}.owner IS NULL", []
+        return f" AND ({alias}.owner IS NULL OR {alias}.owner = ?)", [scope.owner]
+
+    def _doc_rows(self, scope: Scope, where: str, params: list[Any]) -> list[DocumentInfo]:
+        ids = self._collection_ids(scope)
+        owner_sql, owner_params = self._owner_sql(scope, "d")
+        marks = ",".join("?" * len(ids))
+        rows = self._read(
+            f"SELECT {self._DOC_COLUMNS} FROM documents d JOIN collections col ON col.id = d.collection_id "
+            f"WHERE d.tenant = ? AND d.collection_id IN ({marks}){owner_sql}{where} ORDER BY d.source",
+            [scope.tenant, *ids.values(), *owner_params, *params],
+        )
+        return [DocumentInfo(id=r[0], collection=r[1], owner=r[2], source=r[3], origin=r[4], title=r[5],
+                             media_type=r[6], content_hash=r[7], metadata=json.loads(r[8]), state=r[9],
+                             error=r[10], chunks=r[11], created=r[12], updated=r[13]) for r in rows]
+
+    def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None:
+        rows = self._doc_rows(scope, " AND d.id = ?", [doc_id])
+        return rows[0] if rows else None
+
+    def list_documents(self, scope: Scope, *, origin_prefix: str | None = None) -> list[DocumentInfo]:
+        if origin_prefix is None:
+            return self._doc_rows(scope, "", [])
+        escaped = origin_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return self._doc_rows(scope, " AND d.origin LIKE ? ESCAPE '\\'", [escaped + "%"])
+
+    def chunk_vectors(self, scope: Scope, doc_id: str) -> dict[str, tuple[str, np.ndarray]]:
+        if self.get_document(scope, doc_id) is None:
+            return {}
+        rows = self._read("SELECT content_hash, id, vector FROM chunks WHERE doc_id = ? AND tenant = ?",
+                          (doc_id, scope.tenant))
+        return {h: (cid, np.frombuffer(v, dtype=np.float32)) for h, cid, v in rows}
+
+    def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
+                     vectors: np.ndarray) -> None:
+        if len(chunks) != len(vectors):
+            raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors for {document.source}")
+        cid = self._collection_ids(Scope(scope.tenant, (scope.collection,)))[scope.collection]
+        now = time.time()
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        with self._write() as conn:
+            existing = conn.execute("SELECT tenant, collection_id, owner FROM documents WHERE id = ?",
+                                    (document.id,)).fetchone()
+            if existing is not None and existing != (scope.tenant, cid, scope.owner):
+                raise StoreError(f"document id {document.id} belongs to another scope")
+            conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)",
+                         (document.id,))
+            conn.execute("DELETE FROM chunks WHERE doc_id = ?", (document.id,))
+            conn.execute(
+                "INSERT INTO documents (id, collection_id, tenant, owner, source, origin, title, media_type, "
+                "content_hash, metadata, state, error, chunk_count, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexed', NULL, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET source=excluded.source, origin=excluded.origin, title=excluded.title, "
+                "media_type=excluded.media_type, content_hash=excluded.content_hash, metadata=excluded.metadata, "
+                "state='indexed', error=NULL, chunk_count=excluded.chunk_count, updated=excluded.updated",
+                (document.id, cid, scope.tenant, scope.owner, document.source, document.origin, document.title,
+                 document.media_type, document.content_hash, json.dumps(document.metadata, default=str),
+                 len(chunks), now, now),
+            )
+            for chunk, vector in zip(chunks, vectors):
+                cur = conn.execute(
+                    'INSERT INTO chunks (id, doc_id, collection_id, tenant, owner, position, text, content_hash, '
+                    'page, section, start, "end", vector) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                    (chunk.id, document.id, cid, scope.tenant, scope.owner, chunk.position, chunk.text,
+                     chunk.content_hash, chunk.page, chunk.section, chunk.start, chunk.end, vector.tobytes()),
+                )
+                conn.execute(f"INSERT INTO fts_{cid} (rowid, terms) VALUES (?, ?)", (cur.lastrowid, chunk.terms))
+            conn.execute("UPDATE collections SET version = version + 1 WHERE id = ?", (cid,))
+
+    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
+        if not doc_ids:
+            return 0
+        ids = self._collection_ids(scope)
+        owner_sql, owner_params = self._owner_sql(scope, "documents")
+        deleted = 0
+        with self._write() as conn:
+            for cid in ids.values():
+                for i in range(0, len(doc_ids), 500):
+                    batch = doc_ids[i:i + 500]
+                    marks = ",".join("?" * len(batch))
+                    visible = [r[0] for r in conn.execute(
+                        f"SELECT id FROM documents WHERE tenant = ? AND collection_id = ? AND id IN ({marks}){owner_sql}",
+                        [scope.tenant, cid, *batch, *owner_params]).fetchall()]
+                    if not visible:
+                        continue
+                    vmarks = ",".join("?" * len(visible))
+                    conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id IN ({vmarks}))",
+                                 visible)
+                    conn.execute(f"DELETE FROM documents WHERE id IN ({vmarks})", visible)
+                    deleted += len(visible)
+                conn.execute("UPDATE collections SET version = version + 1 WHERE id = ?", (cid,))
+        return deleted
+
+    # -- search --------------------------------------------------------------
+    def _vector_index(self, cid: int) -> _VectorIndex:
+        version = self._read("SELECT version FROM collections WHERE id = ?", (cid,))[0][0]
+        with self._index_lock:
+            index = self._indexes.get(cid)
+            if index is not None and index.version == version:
+                return index
+        rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
+        if rows:
+            matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        else:
+            matrix = np.zeros((0, 1), dtype=np.float32)
+        index = _VectorIndex(version=version, rowids=np.array([r[0] for r in rows], dtype=np.int64),
+                             chunk_ids=[r[1] for r in rows], owners=np.array([r[2] for r in rows], dtype=object),
+                             matrix=matrix)
+        with self._index_lock:
+            self._indexes[cid] = index
+        return index
+
+    def _allowed_rowids(self, scope: Scope, cid: int, filters: Filters) -> np.ndarray:
+        where, params = filter_sql(filters)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        rows = self._read(
+            f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}{where}",
+            [scope.tenant, cid, *owner_params, *params],
+        )
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    def dense_search(self, scope: Scope, vector: np.ndarray, k: int,
+                     filters: Filters | None = None) -> list[tuple[str, float]]:
+        results: list[tuple[str, float]] = []
+        query = np.asarray(vector, dtype=np.float32)
+        for cid in self._collection_ids(scope).values():
+            index = self._vector_index(cid)
+            if not index.chunk_ids:
+                continue
+            if index.matrix.shape[1] != query.shape[0]:
+                raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {index.matrix.shape[1]}")
+            mask = np.array([o is None for o in index.owners]) if scope.owner is None else \
+                np.array([o is None or o == scope.owner for o in index.owners])
+            if filters:
+                mask &= np.isin(index.rowids, self._allowed_rowids(scope, cid, filters))
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                continue
+            scores = index.matrix[candidates] @ query
+            top = min(k, scores.size)
+            best = np.argpartition(-scores, top - 1)[:top]
+            results.extend((index.chunk_ids[candidates[i]], float(scores[i])) for i in best)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+    def keyword_search(self, scope: Scope, terms: list[str], k: int,
+                       filters: Filters | None = None) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where, params = filter_sql(filters)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        results: list[tuple[str, float]] = []
+        for cid in self._collection_ids(scope).values():
+            rows = self._read(
+                f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
+                f"{join_docs} WHERE fts_{cid} MATCH ? AND c.tenant = ? AND c.collection_id = ?{owner_sql}{where} "
+                f"ORDER BY bm25(fts_{cid}) LIMIT ?",
+                [match, scope.tenant, cid, *owner_params, *params, k],
+            )
+            results.extend((r[0], float(r[1])) for r in rows)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+    def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]:
+        if not scored:
+            return []
+        ids = self._collection_ids(scope)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        chunk_ids = [cid for cid, _ in scored]
+        found: dict[str, tuple] = {}
+        for i in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[i:i + 500]
+            rows = self._read(
+                f"SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c.\"end\", "
+                f"d.title, d.metadata, col.name, c.owner FROM chunks c JOIN documents d ON d.id = c.doc_id "
+                f"JOIN collections col ON col.id = c.collection_id "
+                f"WHERE c.tenant = ? AND c.collection_id IN ({','.join('?' * len(ids))}){owner_sql} "
+                f"AND c.id IN ({','.join('?' * len(batch))})",
+                [scope.tenant, *ids.values(), *owner_params, *batch],
+            )
+            found.update((r[0], r) for r in rows)
+        hits = []
+        for chunk_id, score in scored:
+            row = found.get(chunk_id)
+            if row is None:
+                continue
+            metadata = json.loads(row[10])
+            metadata.update({"collection": row[11], "title": row[9], "page": row[4], "section": row[5],
+                             "position": row[6], "start": row[7], "end": row[8]})
+            if row[12] is not None:
+                metadata["owner"] = row[12]
+            hits.append(Hit(chunk_id=row[0], doc_id=row[1], source=row[2], score=score, text=row[3], metadata=metadata))
+        return hits
+
+    def record_hits(self, scope: Scope, chunk_ids: list[str]) -> None:
+        """Usage counters: how often and when a chunk was returned."""
+        if not chunk_ids:
+            return
+        with self._write() as conn:
+            conn.execute(
+                f"UPDATE chunks SET hits = hits + 1, last_hit = ? WHERE tenant = ? AND id IN ({','.join('?' * len(chunk_ids))})",
+                [time.time(), scope.tenant, *chunk_ids],
+            )
+
+    def counts(self) -> dict[str, int]:
+        tenants, collections, documents, chunks = self._read(
+            "SELECT (SELECT count(*) FROM tenants), (SELECT count(*) FROM collections), "
+            "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
+        )[0]
+        return {"tenants": tenants, "collections": collections, "documents": documents, "chunks": chunks}
