@@ -11,7 +11,7 @@ from typing import Any
 from .embed import make_embedder
 from .embed.base import Embedder, EmbeddingCache
 from .ingest.chunkers import make_chunker
-from .ingest.pipeline import IngestSummary, Ingestor, Progress
+from .ingest.pipeline import Ingestor, IngestSummary, Progress
 from .ingest.sandbox import ParserSandbox
 from .models import Document, Scope
 from .retrieve.search import Searcher, SearchResult

@@ -61,6 +61,33 @@ class LimitSettings(BaseModel):
     parse_memory_mb: int = Field(default=4096, ge=256)
 
 
+class GeneratorSettings(BaseModel):
+    """Answer generation. Provider keys from the usual variables (OPENAI_API_KEY, …)
+    are resolved at the edge by the answer module's factory, not here."""
+
+    name: str = "extractive"
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout: float = Field(default=60.0, gt=0)
+    temperature: float = Field(default=0.1, ge=0.0, le=2.0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+
+
+class AnswerSettings(BaseModel):
+    max_tokens: int = Field(default=2000, ge=100, le=4000)
+    max_sources: int = Field(default=5, ge=1, le=10)
+
+
+class ServerSettings(BaseModel):
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    admin_key: str | None = None
+    job_workers: int = Field(default=1, ge=1, le=32)
+    max_file_mb: float = Field(default=50.0, gt=0)
+    max_request_mb: float = Field(default=200.0, gt=0)
+
+
 class Settings(BaseSettings):
     """All of ragline's configuration."""
 
@@ -76,6 +103,9 @@ class Settings(BaseSettings):
     embedder: EmbedderSettings = EmbedderSettings()
     search: SearchSettings = SearchSettings()
     limits: LimitSettings = LimitSettings()
+    generator: GeneratorSettings = GeneratorSettings()
+    answer: AnswerSettings = AnswerSettings()
+    server: ServerSettings = ServerSettings()
 
     @classmethod
     def settings_customise_sources(

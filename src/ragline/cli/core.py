@@ -1,69 +1,21 @@
-"""The ``ragline`` command line: data on stdout, messages and progress on stderr.
-Errors become messages and exit codes here, and only here."""
+"""Core commands: ingest, sync, search, status."""
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .engine import Engine
-from .errors import ConfigError, NotFoundError, RaglineError
-from .models import Scope
-from .settings import Settings
-
-app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
-err = Console(stderr=True)
-out = Console(soft_wrap=True)
-
-Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
-Collection = Annotated[list[str], typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
-Owner = Annotated[Optional[str], typer.Option("--owner", "-u", help="Owner (a user inside the tenant) for private data.")]
-AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
-
-
-def _settings() -> Settings:
-    try:
-        return Settings()
-    except Exception as exc:  # pydantic's ValidationError names the bad value
-        raise ConfigError(f"invalid settings: {exc}") from exc
-
-
-@contextmanager
-def _engine() -> Iterator[Engine]:
-    engine = None
-    try:
-        engine = Engine(_settings())
-        yield engine
-    except NotFoundError as exc:
-        err.print(f"[red]not found:[/red] {exc}")
-        raise typer.Exit(3) from exc
-    except (ConfigError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from exc
-    except RaglineError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from exc
-    finally:
-        if engine is not None:
-            engine.close()
-
-
-def _scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope:
-    return Scope(tenant, tuple(collection or ["default"]), owner)
-
-
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=None) + "\n")
+from .common import AsJson, Collection, Owner, Tenant, app, err, out
+from .common import engine_from_env as _engine
+from .common import print_json as _print_json
+from .common import scope as _scope
 
 
 @contextmanager
@@ -179,10 +131,3 @@ def status(as_json: AsJson = False) -> None:
             table.add_row(tenant["tenant"], c["name"], str(c["documents"]), str(c["chunks"]), c["model"])
     out.print(table)
 
-
-def main() -> None:
-    app()
-
-
-if __name__ == "__main__":
-    main()

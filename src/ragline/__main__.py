@@ -1,0 +1,3 @@
+from ragline.cli import main
+
+main()
