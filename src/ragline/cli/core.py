@@ -40,6 +40,8 @@ def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
         out.print(f"added {summary['added']}, updated {summary['updated']}, unchanged {summary['unchanged']}, "
                   f"deleted {summary['deleted']}, failed {len(summary['failed'])}, chunks {summary['chunks']}, "
                   f"embedded {summary['embedded']} in {summary['seconds']:.1f} s")
+    for warning in summary.get("warnings", []):
+        err.print(f"[yellow]warning:[/yellow] {warning['path']}: {warning['warning']}")
     for failure in summary["failed"]:
         err.print(f"[yellow]failed:[/yellow] {failure['path']}: {failure['error']}")
     if summary["failed"]:

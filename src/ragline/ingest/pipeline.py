@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..embed.base import Embedder, EmbeddingCache
-from ..errors import LoaderError
+from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, stable_id
 from ..retrieve.analyzer import analyze
 from ..store.base import ChunkRecord, DocumentRecord, Store
@@ -39,13 +39,14 @@ class IngestSummary:
     unchanged: int = 0
     deleted: int = 0
     failed: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
     chunks: int = 0
     embedded: int = 0
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
-                "deleted": self.deleted, "failed": self.failed, "chunks": self.chunks,
+                "deleted": self.deleted, "failed": self.failed, "warnings": self.warnings, "chunks": self.chunks,
                 "embedded": self.embedded, "seconds": round(self.seconds, 3)}
 
 
@@ -153,7 +154,9 @@ class Ingestor:
             summary.unchanged += 1
             return None
         chunks = self.chunker.chunk(document)
-        if not chunks:
+        if "warning" in document.metadata:
+            summary.warnings.append({"path": document.source, "warning": str(document.metadata["warning"])})
+        if not chunks and document.blocks:
             summary.failed.append({"path": document.source, "error": "no text left after chunking"})
             return None
         previous = self.store.chunk_vectors(scope, doc_id) if existing is not None else {}
@@ -178,9 +181,17 @@ class Ingestor:
     def _flush(self, pending: list[_Pending], scope: Scope, summary: IngestSummary) -> None:
         if not pending:
             return
-        self._fill_vectors(pending, summary)
+        try:
+            self._fill_vectors(pending, summary)
+        except EmbedderError as exc:
+            # The batch's documents fail; nothing of them is written; the run goes on.
+            summary.failed.extend({"path": p.record.origin or p.record.source, "error": f"embedding failed: {exc}"}
+                                  for p in pending)
+            pending.clear()
+            return
         for entry in pending:
-            self.store.put_document(scope, entry.record, entry.chunks, np.stack(entry.vectors))
+            vectors = np.stack(entry.vectors) if entry.vectors else np.zeros((0, self.embedder.dimension), np.float32)
+            self.store.put_document(scope, entry.record, entry.chunks, vectors)
             summary.chunks += len(entry.chunks)
             if entry.is_new:
                 summary.added += 1

@@ -24,6 +24,10 @@ def _cap_memory(megabytes: int) -> None:
         pass
 
 
+def _ready() -> bool:
+    return True
+
+
 def parse_file(path: str, source: str, password: str | None, max_bytes: int) -> list[Document | LoaderError]:
     """Read and parse one file (runs in the worker; also usable in-process)."""
     from .loaders import loader_for
@@ -39,7 +43,7 @@ def parse_file(path: str, source: str, password: str | None, max_bytes: int) -> 
         raise LoaderError(source, f"cannot read file: {exc.strerror or exc}") from exc
     if not data:
         raise LoaderError(source, "empty file")
-    loader = loader_for(file, data[:16])
+    loader = loader_for(file, data[:16], source)
     try:
         return loader.load(data, source, password=password)
     except MemoryError as exc:
@@ -61,6 +65,8 @@ class ParserSandbox:
                 initializer=_cap_memory,
                 initargs=(self.limits.parse_memory_mb,),
             )
+            # Start the worker now so its start-up time never counts against a file's time limit.
+            self._pool.submit(_ready).result(timeout=120)
         return self._pool
 
     def _discard(self) -> None:

@@ -50,8 +50,10 @@ def supported_extensions() -> list[str]:
     return sorted(_BY_EXTENSION)
 
 
-def loader_for(path: Path, head: bytes) -> Loader:
-    """Choose a loader by extension, letting unmistakable content signatures win."""
+def loader_for(path: Path, head: bytes, source: str | None = None) -> Loader:
+    """Choose a loader by extension, letting unmistakable content signatures win.
+    Errors name ``source`` (default: the path)."""
+    name = source or str(path)
     if head.startswith(b"%PDF-"):
         return LOADERS["pdf"]
     ext = path.suffix.lower()
@@ -60,10 +62,10 @@ def loader_for(path: Path, head: bytes) -> Loader:
     loader = _BY_EXTENSION.get(ext)
     if loader is None:
         raise LoaderError(
-            str(path), f"unsupported file type {ext or '(no extension)'}; supported: {', '.join(supported_extensions())}"
+            name, f"unsupported file type {ext or '(no extension)'}; supported: {', '.join(supported_extensions())}"
         )
     if loader.name == "pdf":
-        raise LoaderError(str(path), "not a PDF file (no %PDF- header)")
+        raise LoaderError(name, "not a PDF file (no %PDF- header)")
     if loader.name == "docx":
-        raise LoaderError(str(path), "not a .docx file (no ZIP signature)")
+        raise LoaderError(name, "not a .docx file (no ZIP signature)")
     return loader

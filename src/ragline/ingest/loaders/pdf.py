@@ -32,10 +32,12 @@ class PdfLoader:
             current = sections.get(number, current)
             if text:
                 blocks.append(Block(text=text, page=number, section=current))
+        metadata: dict[str, object] = {"pages": len(pages)}
         if not blocks:
-            raise LoaderError(source, f"no extractable text in {len(pages)} page(s): image-only pages need OCR")
-        return [Document(source=source, blocks=blocks, title=title, media_type=self.media_type,
-                         metadata={"pages": len(pages)})]
+            # A valid PDF without a text layer (photos, scans): kept as a document
+            # with no chunks, and reported as a warning rather than a failure.
+            metadata["warning"] = f"no extractable text in {len(pages)} page(s) (image-only; OCR is not enabled)"
+        return [Document(source=source, blocks=blocks, title=title, media_type=self.media_type, metadata=metadata)]
 
 
 class _Malformed(Exception):

@@ -1,0 +1,110 @@
+"""The SQLite store: model pinning, atomic writes, filters, both search paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ragline.embed.hashing import HashingEmbedder
+from ragline.errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
+from ragline.models import Block, Document, Scope
+from ragline.store.base import ChunkRecord, DocumentRecord
+from ragline.store.sqlite import SQLiteStore
+
+S = Scope("acme", ("kb",))
+
+
+def docs(n: int) -> list[Document]:
+    topics = ["interest rates on savings", "lost card blocking", "wire transfer fees", "mortgage early repayment"]
+    return [Document(source=f"doc{i}.txt", title=f"Doc {i}", blocks=[Block(f"This page explains {topics[i % 4]}. Item {i}.", page=i % 3 + 1)],
+                     metadata={"year": 2000 + i, "lang": "en" if i % 2 else "de"}) for i in range(n)]
+
+
+def test_collection_remembers_model(engine) -> None:
+    engine.add_documents(docs(2), S)
+    info = engine.store.get_collection(S)
+    assert (info.model_id, info.dimension, info.documents) == ("ragline/hashing-v1", 256, 2)
+    with pytest.raises(ModelMismatchError, match="hashing-v1"):
+        engine.store.ensure_collection(S, model_id="other/model", dimension=384)
+
+
+def test_missing_collection_is_not_found(engine) -> None:
+    with pytest.raises(NotFoundError, match="'nope'"):
+        engine.search("anything", Scope("acme", ("nope",)))
+
+
+def test_failed_write_keeps_previous_version(tmp_path) -> None:
+    store = SQLiteStore(tmp_path / "s.sqlite")
+    store.ensure_collection(S, model_id="m", dimension=2)
+    record = DocumentRecord(id="d1", source="a", origin=None, title=None, media_type="text/plain", content_hash="h1")
+    good = [ChunkRecord(id="c1", position=0, text="old text", content_hash="x", start=0, end=8, terms="old text")]
+    store.put_document(S, record, good, np.array([[1.0, 0.0]], np.float32))
+    clash = [ChunkRecord(id="c2", position=0, text="new", content_hash="y", start=0, end=3, terms="new"),
+             ChunkRecord(id="c2", position=1, text="dup", content_hash="z", start=4, end=7, terms="dup")]
+    record.content_hash = "h2"
+    with pytest.raises(StoreError):
+        store.put_document(S, record, clash, np.array([[1.0, 0.0], [0.0, 1.0]], np.float32))
+    assert store.get_document(S, "d1").content_hash == "h1"
+    assert [h.text for h in store.get_hits(S, [("c1", 1.0)])] == ["old text"]
+    assert store.keyword_search(S, ["old"], 5) and not store.keyword_search(S, ["dup"], 5)
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_filters(engine, mode: str) -> None:
+    engine.add_documents(docs(12), S)
+    q = "card blocking"
+    by_page = engine.search(q, S, mode=mode, k=20, filters={"page": 2}).hits
+    assert by_page and all(h.metadata["page"] == 2 for h in by_page)
+    by_range = engine.search(q, S, mode=mode, k=20, filters={"year": {"gte": 2005, "lt": 2009}}).hits
+    assert by_range and all(2005 <= h.metadata["year"] < 2009 for h in by_range)
+    by_list = engine.search(q, S, mode=mode, k=20, filters={"source": ["doc1.txt", "doc5.txt"]}).hits
+    assert {h.source for h in by_list} <= {"doc1.txt", "doc5.txt"} and by_list
+    assert engine.search(q, S, mode=mode, k=20, filters={"lang": "fr"}).hits == []
+
+
+def test_bad_filters_are_config_errors(engine) -> None:
+    engine.add_documents(docs(2), S)
+    with pytest.raises(ConfigError, match="unknown filter operator"):
+        engine.search("x", S, filters={"year": {"between": 1}})
+    with pytest.raises(ConfigError, match="invalid filter key"):
+        engine.search("x", S, filters={"year'; DROP TABLE chunks; --": 1})
+
+
+def test_search_modes_find_the_topic(engine) -> None:
+    engine.add_documents(docs(8), S)
+    for mode in ("dense", "keyword", "hybrid"):
+        hits = engine.search("wire transfer fees", S, mode=mode, k=2).hits
+        assert "wire transfer fees" in hits[0].text, mode
+        assert set(hits[0].to_dict()) == {"chunk_id", "doc_id", "source", "score", "text", "metadata"}
+
+
+def test_threshold_and_k(engine) -> None:
+    engine.add_documents(docs(8), S)
+    assert len(engine.search("fees", S, mode="dense", k=3).hits) == 3
+    assert engine.search("fees", S, mode="dense", k=3, threshold=1.01).hits == []
+    with pytest.raises(ConfigError, match="unknown search mode"):
+        engine.search("fees", S, mode="fuzzy")
+
+
+def test_vector_index_rebuilds_after_writes(engine) -> None:
+    engine.add_documents(docs(4), S)
+    assert len(engine.search("mortgage", S, mode="dense", k=50).hits) == 4
+    engine.add_documents(docs(6), S)
+    assert len(engine.search("mortgage", S, mode="dense", k=50).hits) == 6
+    engine.delete(S, [h.doc_id for h in engine.search("mortgage", S, mode="dense", k=2).hits])
+    assert len(engine.search("mortgage", S, mode="dense", k=50).hits) == 4
+
+
+def test_delete_collection(engine) -> None:
+    engine.add_documents(docs(3), S)
+    engine.store.delete_collection(S)
+    with pytest.raises(NotFoundError):
+        engine.store.get_collection(S)
+    engine.add_documents(docs(1), S)  # can be re-created
+    assert engine.store.get_collection(S).documents == 1
+
+
+def test_hashing_embedder_is_deterministic_and_normalised() -> None:
+    e = HashingEmbedder()
+    a, b = e.embed_documents(["same text", "same text"])
+    assert np.allclose(a, b) and abs(float(np.linalg.norm(a)) - 1) < 1e-6
