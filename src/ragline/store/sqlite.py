@@ -24,6 +24,7 @@ from ..errors import ModelMismatchError, NotFoundError, StoreError
 from ..models import Hit, Scope
 from .base import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, Filters
 from .filters import filter_sql
+from .sqlite_admin import SCHEMA_ADMIN, AdminTables
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -91,8 +92,13 @@ class _VectorIndex:
     owners: np.ndarray
     matrix: np.ndarray
 
+    @property
+    def shared(self) -> np.ndarray:
+        """Rows without an owner (visible to every scope of the collection)."""
+        return np.equal(self.owners, None)
 
-class SQLiteStore:
+
+class SQLiteStore(AdminTables):
     """``Store`` on one SQLite file. Thread-safe: a connection per thread, writes
     serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
@@ -107,6 +113,7 @@ class SQLiteStore:
         self._index_lock = threading.Lock()
         try:
             self._conn().executescript(SCHEMA)  # executescript manages its own transaction
+            self._conn().executescript(SCHEMA_ADMIN)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
 
@@ -359,8 +366,7 @@ class SQLiteStore:
                 continue
             if index.matrix.shape[1] != query.shape[0]:
                 raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {index.matrix.shape[1]}")
-            mask = np.array([o is None for o in index.owners]) if scope.owner is None else \
-                np.array([o is None or o == scope.owner for o in index.owners])
+            mask = index.shared if scope.owner is None else index.shared | (index.owners == scope.owner)
             if filters:
                 mask &= np.isin(index.rowids, self._allowed_rowids(scope, cid, filters))
             candidates = np.flatnonzero(mask)
