@@ -19,7 +19,27 @@ from typing import Sequence
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from ragline.embed.minilm import MiniLMEmbedder, load_tokenizer  # noqa: E402
+
+def _import_minilm():
+    """Import ragline.embed.minilm; in the reference venv, which lacks ragline's
+    other runtime deps, load it without running the package ``__init__``s."""
+    try:
+        import ragline.embed.minilm as mod
+    except ImportError:
+        import types
+
+        for name in [m for m in sys.modules if m == "ragline" or m.startswith("ragline.")]:
+            del sys.modules[name]
+        for name in ("ragline", "ragline.embed"):
+            stub = types.ModuleType(name)
+            stub.__path__ = [str(ROOT / "src" / name.replace(".", "/"))]
+            sys.modules[name] = stub
+        import ragline.embed.minilm as mod
+    return mod
+
+
+_minilm = _import_minilm()
+MiniLMEmbedder, load_tokenizer, default_model_dir = _minilm.MiniLMEmbedder, _minilm.load_tokenizer, _minilm.default_model_dir
 
 CORPUS = ROOT.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
 
@@ -70,8 +90,6 @@ def measure_sentence_transformers(texts: Sequence[str], batch_size: int = 32) ->
     """Same measurement for sentence-transformers + torch fp32 (reference venv only)."""
     import torch
     from sentence_transformers import SentenceTransformer
-
-    from ragline.embed.minilm import default_model_dir
 
     model = SentenceTransformer(str(default_model_dir()), device="cpu")
     secs, out = _timed(lambda t: model.encode(t, batch_size=batch_size, normalize_embeddings=True), texts)

