@@ -23,6 +23,7 @@ run: install  ## serve the API and web page with the sample knowledge base
 	$(BIN)/python -m ragline.demo
 
 test: install  ## the whole suite, as CI runs it
+	sh scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest
 
 bench: install  ## speed and quality figures → bench/results.json
