@@ -3,10 +3,10 @@ adapters over it. Build it with a Settings object; nothing loads until used."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .embed import make_embedder
 from .embed.base import Embedder, EmbeddingCache
@@ -18,6 +18,9 @@ from .retrieve.search import Searcher, SearchResult
 from .settings import ChunkingSettings, Settings
 from .store import Store, open_store
 from .store.base import CollectionInfo, Filters
+
+if TYPE_CHECKING:
+    from .answer import Answer, Answerer, AnswerStream, Generator
 
 
 class Engine:
@@ -84,10 +87,71 @@ class Engine:
     def add_documents(self, documents: list[Document], scope: Scope) -> IngestSummary:
         return self._ingestor(scope).add_documents(documents, scope)
 
+    def ingest_file(self, path: Path | str, scope: Scope, *, source: str | None = None,
+                    password: str | None = None, progress: ChunkProgress | None = None) -> IngestSummary:
+        """Ingest one file as one unit of work (a server job), reporting chunk progress
+        as ``progress(stage, done_chunks, total_chunks)``. A file that cannot be parsed
+        raises ``LoaderError``; per-record failures are listed in the summary."""
+        from .errors import LoaderError
+
+        path = Path(path)
+        if progress is not None:
+            progress("parsing", 0, 0)
+        documents: list[Document] = []
+        failed: list[dict[str, str]] = []
+        for item in self.sandbox.parse(path, source or path.name, password):
+            if isinstance(item, LoaderError):
+                failed.append({"path": item.path, "error": item.reason})
+            else:
+                documents.append(item)
+        summary = self.ingest_documents(documents, scope, origin=str(path.resolve()), progress=progress)
+        summary.failed[:0] = failed
+        return summary
+
+    def ingest_documents(self, documents: list[Document], scope: Scope, *, origin: str | None = None,
+                         progress: ChunkProgress | None = None) -> IngestSummary:
+        """``add_documents`` with an origin (the kept upload) and chunk progress:
+        ``progress("embedding", done, total)`` as batches are embedded."""
+        ingestor = self._ingestor(scope)
+        if progress is None:
+            return ingestor.add_documents(documents, scope, origin=origin)
+        # Chunking twice is cheap next to embedding, and gives an honest total up front.
+        total = sum(len(ingestor.chunker.chunk(d)) for d in documents)
+        progress("embedding", 0, total)
+        ingestor.embedder = _ReportingEmbedder(ingestor.embedder, self.settings.embedder.batch_size,
+                                               lambda done: progress("embedding", min(done, total), total))
+        summary = ingestor.add_documents(documents, scope, origin=origin)
+        progress("embedding", total, total)
+        return summary
+
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
                threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
         searcher = Searcher(self.store, self.embedder, self.settings.search)
         return searcher.search(query, scope, mode=mode, k=k, threshold=threshold, filters=filters)
+
+    # -- answers (ragline.answer) ---------------------------------------------
+    @cached_property
+    def answerer(self) -> Answerer:
+        from .answer import Answerer
+
+        return Answerer(self.store, self.embedder, self.settings)
+
+    def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, stream: bool = False,
+            mode: str | None = None, filters: Filters | None = None) -> Answer | AnswerStream:
+        """A grounded answer with numbered citations, or an abstention; ``Answer.to_dict()``
+        is the JSON shape. ``generator`` overrides ``settings.generator.name``; a failing
+        provider falls back to extractive (``fallback_reason`` says why). With
+        ``stream=True`` this is ``ask_stream``."""
+        if stream:
+            return self.ask_stream(question, scope, generator=generator, mode=mode, filters=filters)
+        return self.answerer.ask(question, scope, generator=generator, mode=mode, filters=filters)
+
+    def ask_stream(self, question: str, scope: Scope, *, generator: str | Generator | None = None,
+                   mode: str | None = None, filters: Filters | None = None) -> AnswerStream:
+        """Answer events: ``{"type": "delta", "text"}`` …, maybe ``{"type": "restart", "reason"}``
+        (discard the text so far), then ``{"type": "done", "answer": Answer.to_dict()}``; the
+        typed Answer is on the stream's ``.answer`` afterwards."""
+        return self.answerer.stream(question, scope, generator=generator, mode=mode, filters=filters)
 
     def delete(self, scope: Scope, doc_ids: list[str]) -> int:
         return self.store.delete_documents(scope, doc_ids)
@@ -109,7 +173,39 @@ class Engine:
                 "model": self.embedder.model_id, **counts, "details": tenants}
 
     def close(self) -> None:
+        if "answerer" in self.__dict__:
+            self.answerer.close()
         if self._sandbox is not None:
             self._sandbox.close()
         if self._store is not None:
             self._store.close()
+
+
+ChunkProgress = Callable[[str, int, int], None]
+"""Called as progress(stage, done_chunks, total_chunks); stage is "parsing" or "embedding"."""
+
+
+class _ReportingEmbedder:
+    """Embeds documents in batches and reports the running count after each one,
+    so a job's progress moves while a large file is embedded."""
+
+    def __init__(self, inner: Embedder, batch_size: int, report: Callable[[int], None]) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.batch_size = max(1, batch_size)
+        self.report = report
+        self.done = 0
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        parts = []
+        for i in range(0, len(texts), self.batch_size):
+            parts.append(self.inner.embed_documents(texts[i:i + self.batch_size]))
+            self.done += len(parts[-1])
+            self.report(self.done)
+        return np.concatenate(parts) if parts else np.zeros((0, self.dimension), dtype=np.float32)
+
+    def embed_query(self, text: str):  # type: ignore[no-untyped-def]
+        return self.inner.embed_query(text)

@@ -72,11 +72,22 @@ class GeneratorSettings(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     temperature: float = Field(default=0.1, ge=0.0, le=2.0)
     max_retries: int = Field(default=3, ge=0, le=10)
+    retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)  # first wait (s); doubles per retry, with jitter
+    retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)  # cap on one wait, Retry-After included
+    max_output_tokens: int = Field(default=512, ge=16, le=8192)
 
 
 class AnswerSettings(BaseModel):
+    """Context building, abstaining and grounding checks (see docs/answers.md)."""
+
     max_tokens: int = Field(default=2000, ge=100, le=4000)
     max_sources: int = Field(default=5, ge=1, le=10)
+    # Abstain when no hit's cosine(question, chunk) reaches this floor. None: the floor
+    # measured for the collection's embedding model (answer/service.py MEASURED_FLOORS).
+    relevance_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
+    candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
+    neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
+    drop_unsupported: bool = False  # remove answer sentences the grounding check flags
 
 
 class ServerSettings(BaseModel):

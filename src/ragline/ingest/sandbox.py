@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -56,6 +57,9 @@ class ParserSandbox:
     def __init__(self, limits: LimitSettings) -> None:
         self.limits = limits
         self._pool: ProcessPoolExecutor | None = None
+        # One file at a time: a timeout replaces the worker, which must not take
+        # another thread's file down with it.
+        self._lock = threading.Lock()
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -78,9 +82,13 @@ class ParserSandbox:
         pool.shutdown(wait=False, cancel_futures=True)
 
     def parse(self, path: Path, source: str, password: str | None = None) -> list[Document | LoaderError]:
+        with self._lock:
+            return self._parse(path, source, password)
+
+    def _parse(self, path: Path, source: str, password: str | None) -> list[Document | LoaderError]:
         max_bytes = int(self.limits.max_file_mb * 1024 * 1024)
-        future = self._executor().submit(parse_file, str(path), source, password, max_bytes)
         try:
+            future = self._executor().submit(parse_file, str(path), source, password, max_bytes)
             return future.result(timeout=self.limits.parse_timeout_s)
         except FutureTimeout:
             self._discard()

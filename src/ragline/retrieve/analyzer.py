@@ -8,6 +8,9 @@ from functools import lru_cache
 
 import Stemmer
 
+# Bump whenever analyze() changes: indexes built with another version must be rebuilt.
+ANALYZER_VERSION = "1"
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # A compact English stopword list (the usual IR list, as used by bm25s/Lucene).

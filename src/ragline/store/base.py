@@ -112,3 +112,63 @@ class Store(Protocol):
     def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]: ...
 
     def close(self) -> None: ...
+
+
+# -- server bookkeeping (API keys, ingestion jobs) ---------------------------
+@dataclass(frozen=True)
+class ApiKeyInfo:
+    """A tenant's API key as stored: never the secret itself."""
+
+    id: str
+    tenant: str
+    label: str | None
+    prefix: str
+    created: float
+    last_used: float | None = None
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """One background ingestion job (one uploaded file or text document)."""
+
+    id: str
+    tenant: str
+    collection: str
+    owner: str | None
+    doc_id: str
+    source: str
+    kind: str  # "file" or "text"
+    path: str  # the kept upload the job reads
+    state: str  # queued, parsing, embedding, indexed, failed
+    done: int
+    total: int
+    error: str | None
+    tries: int
+    not_before: float
+    created: float
+    updated: float
+    started: float | None
+    finished: float | None
+
+
+class AdminStore(Protocol):
+    """What the server needs beyond ``Store``: hashed API keys and a job table.
+    Job reads and writes take the tenant; ``claim_job`` and ``resume_unfinished``
+    serve the workers, which work for every tenant."""
+
+    def ensure_tenant(self, tenant: str) -> None: ...
+    def tenant_created(self, tenant: str) -> float | None: ...
+    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]: ...
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None: ...
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]: ...
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool: ...
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo: ...
+    def claim_job(self) -> JobInfo | None: ...
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool: ...
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None: ...
+    def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
+                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000) -> list[JobInfo]: ...
+    def requeue_job(self, tenant: str, job_id: str) -> bool: ...
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int: ...
+    def resume_unfinished(self) -> int: ...
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]: ...

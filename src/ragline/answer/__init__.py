@@ -1,0 +1,23 @@
+"""Grounded answers: context building, generators, abstaining and grounding checks.
+
+    from ragline.answer import Answerer
+    answer = Answerer(store, embedder, settings).ask("question?", scope)
+    answer.to_dict()  # {"answer", "citations", "abstained", "generator", ...}
+
+``Engine.ask`` / ``Engine.ask_stream`` wrap this for the CLI and the server.
+"""
+
+from __future__ import annotations
+
+from .context import ContextBuilder, DroppedHit, RAGContext, Source
+from .generators import GENERATORS, GenerationRequest, Generator, make_generator
+from .grounding import GroundingChecker
+from .prompt import NO_ANSWER, Prompt, build_prompt
+from .service import MEASURED_FLOORS, Answerer, AnswerStream
+from .types import Answer, Citation, Grounding, SentenceCheck
+
+__all__ = [
+    "GENERATORS", "MEASURED_FLOORS", "NO_ANSWER", "Answer", "AnswerStream", "Answerer", "Citation",
+    "ContextBuilder", "DroppedHit", "GenerationRequest", "Generator", "Grounding", "GroundingChecker", "Prompt",
+    "RAGContext", "SentenceCheck", "Source", "build_prompt", "make_generator",
+]

@@ -1,0 +1,7 @@
+"""Answer generators: one Protocol, providers chosen by name (``GENERATORS``)."""
+
+from __future__ import annotations
+
+from .base import GENERATORS, GenerationRequest, Generator, ProviderSpec, make_generator
+
+__all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "make_generator"]

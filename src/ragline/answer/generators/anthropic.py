@@ -1,0 +1,65 @@
+"""Anthropic Messages API: ``POST {base_url}/messages``, streamed as named events
+(message_start, content_block_delta, message_stop, error, ping)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...errors import GeneratorError
+from .base import GenerationRequest
+from .http import HTTPGenerator, parse_json_event
+
+API_VERSION = "2023-06-01"
+
+
+class AnthropicGenerator(HTTPGenerator):
+    name = "anthropic"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if self.api_key:
+            headers["x-api-key"] = self.api_key
+        return headers
+
+    def _body(self, request: GenerationRequest, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "max_tokens": request.max_output_tokens,
+                                "system": request.prompt.system, "temperature": request.temperature,
+                                "messages": [{"role": "user", "content": request.prompt.user}]}
+        if stream:
+            body["stream"] = True
+        return body
+
+    def generate(self, request: GenerationRequest) -> str:
+        data = self.post_json(f"{self.base_url}/messages", self._body(request, False), self._headers())
+        if data.get("type") == "error":
+            raise GeneratorError(f"{self.name}: {(data.get('error') or {}).get('message', data)}")
+        text = "".join(block.get("text", "") for block in data.get("content") or []
+                       if isinstance(block, dict) and block.get("type") == "text")
+        if not text.strip():
+            raise GeneratorError(f"{self.name}: empty answer (stop_reason {data.get('stop_reason')!r})")
+        return text
+
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        produced = finished = False
+        for event in self.stream_events(f"{self.base_url}/messages", self._body(request, True), self._headers()):
+            kind = event.event
+            if kind == "ping":
+                continue
+            data = parse_json_event(self.name, event)
+            kind = data.get("type", kind)
+            if kind == "error":
+                error = data.get("error") or {}
+                raise GeneratorError(f"{self.name}: {error.get('type', 'error')}: {error.get('message', '')}")
+            if kind == "content_block_delta":
+                delta = data.get("delta") or {}
+                if delta.get("type") == "text_delta" and delta.get("text"):
+                    produced = True
+                    yield delta["text"]
+            elif kind == "message_stop":
+                finished = True
+                break
+        if not finished:  # the connection closed before message_stop
+            raise GeneratorError(f"{self.name}: the stream ended early (no message_stop)")
+        if not produced:
+            raise GeneratorError(f"{self.name}: the stream ended without any text")

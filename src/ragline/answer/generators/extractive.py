@@ -1,0 +1,118 @@
+"""The extractive generator: no model, no network. It picks the source sentences
+that best answer the question and stitches them, each with its [n] citation.
+
+It is the default and the fallback when a provider fails, so it must not fail
+itself: without a working embedder it ranks sentences by term overlap alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...embed.base import Embedder
+from ...errors import EmbedderError
+from ..text import content_terms, split_sentences, term_overlap
+from .base import GenerationRequest
+
+# Weight of embedding similarity against term overlap in a sentence's score.
+SEMANTIC_WEIGHT = 0.7
+# Sentences scoring below this share of the best one are left out.
+RELATIVE_CUTOFF = 0.75
+# A candidate sharing this much of its terms with a chosen sentence repeats it.
+REDUNDANT = 0.8
+MIN_WORDS = 4
+# Structured-abstract labels ("BACKGROUND", "MATERIALS AND METHODS:") glued to a
+# sentence's start by the loader; they are not part of the claim.
+_LABEL = (r"(?:BACKGROUND|INTRODUCTION|CONTEXT|OBJECTIVES?|AIMS?|PURPOSE|IMPORTANCE|RATIONALE|DESIGN|SETTINGS?|"
+          r"PARTICIPANTS|PATIENTS|MATERIALS|METHODS?|METHODOLOGY|RESULTS?|FINDINGS|MEASUREMENTS|INTERVENTIONS?|"
+          r"MAIN OUTCOME MEASURES?|OUTCOMES?|CONCLUSIONS?|INTERPRETATION|SIGNIFICANCE|SUMMARY|ABSTRACT)")
+_HEADING = re.compile(rf"^{_LABEL}(?:\s*(?:AND|&|/)\s*{_LABEL})*\s*[:.]?\s+(?=[A-Z0-9(])")
+
+
+def strip_heading(sentence: str) -> str:
+    return _HEADING.sub("", sentence, count=1)
+
+
+@dataclass
+class _Candidate:
+    n: int
+    text: str
+    terms: set[str]
+    score: float = 0.0
+
+
+def with_citation(sentence: str, n: int) -> str:
+    """``Claim text [2].`` — the marker goes before the closing punctuation."""
+    sentence = sentence.rstrip()
+    if sentence and sentence[-1] in ".!?":
+        return f"{sentence[:-1]} [{n}]{sentence[-1]}"
+    return f"{sentence} [{n}]"
+
+
+class ExtractiveGenerator:
+    """Selects up to ``max_sentences`` source sentences (about ``max_chars`` of text)."""
+
+    name = "extractive"
+
+    def __init__(self, embedder: Embedder | None = None, *, max_sentences: int = 4, max_chars: int = 900) -> None:
+        self.embedder = embedder
+        self.max_sentences = max_sentences
+        self.max_chars = max_chars
+
+    def select(self, request: GenerationRequest) -> list[tuple[int, str]]:
+        """The chosen (source number, sentence) pairs, best first."""
+        candidates = [
+            _Candidate(source.n, sentence, content_terms(sentence))
+            for source in request.context.sources
+            for sentence in map(strip_heading, split_sentences(source.text))
+            if len(sentence.split()) >= MIN_WORDS
+        ]
+        if not candidates:  # only fragments: fall back to whole sources
+            candidates = [_Candidate(s.n, s.text.strip(), content_terms(s.text)) for s in request.context.sources
+                          if s.text.strip()]
+        if not candidates:
+            return []
+        question_terms = content_terms(request.question)
+        lexical = np.array([term_overlap(question_terms, c.terms) for c in candidates], dtype=np.float32)
+        semantic = self._similarities(request, [c.text for c in candidates])
+        scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
+        for candidate, score in zip(candidates, scores):
+            candidate.score = float(score)
+        ranked = sorted(candidates, key=lambda c: (-c.score, c.n))
+        best = ranked[0].score
+        chosen: list[_Candidate] = []
+        length = 0
+        for candidate in ranked:
+            if len(chosen) >= self.max_sentences:
+                break
+            if chosen and (candidate.score < best * RELATIVE_CUTOFF or length + len(candidate.text) > self.max_chars):
+                continue
+            if any(term_overlap(candidate.terms, c.terms) >= REDUNDANT for c in chosen):
+                continue
+            chosen.append(candidate)
+            length += len(candidate.text)
+        return [(c.n, c.text) for c in chosen]
+
+    def _similarities(self, request: GenerationRequest, texts: list[str]) -> np.ndarray | None:
+        if self.embedder is None:
+            return None
+        try:
+            query = request.query_vector
+            if query is None:
+                query = self.embedder.embed_query(request.question)
+            vectors = self.embedder.embed_documents(texts)
+        except EmbedderError:
+            return None  # degrade to term overlap rather than fail the fallback
+        return vectors @ np.asarray(query, dtype=np.float32)
+
+    def generate(self, request: GenerationRequest) -> str:
+        return "".join(self.stream(request)).strip()
+
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        chosen = self.select(request)
+        for index, (n, sentence) in enumerate(chosen):
+            yield ("" if index == 0 else " ") + with_citation(sentence, n)

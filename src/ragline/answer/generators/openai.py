@@ -1,0 +1,57 @@
+"""OpenAI-compatible chat completions: OpenAI, Groq, Ollama, vLLM, llama.cpp
+server, LM Studio — anything serving ``POST {base_url}/chat/completions``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ...errors import GeneratorError
+from .base import GenerationRequest
+from .http import HTTPGenerator, parse_json_event
+
+
+class OpenAIGenerator(HTTPGenerator):
+    name = "openai"
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _body(self, request: GenerationRequest, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": request.prompt.messages(),
+                                "temperature": request.temperature, "max_tokens": request.max_output_tokens}
+        if stream:
+            body["stream"] = True
+        return body
+
+    def generate(self, request: GenerationRequest) -> str:
+        data = self.post_json(f"{self.base_url}/chat/completions", self._body(request, False), self._headers())
+        try:
+            content = data["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise GeneratorError(f"{self.name}: reply has no choices[0].message.content: {str(data)[:200]}") from exc
+        if not isinstance(content, str) or not content.strip():
+            raise GeneratorError(f"{self.name}: empty answer (finish_reason "
+                                 f"{data['choices'][0].get('finish_reason')!r})")
+        return content
+
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        url = f"{self.base_url}/chat/completions"
+        produced = finished = False
+        for event in self.stream_events(url, self._body(request, True), self._headers()):
+            if event.data.strip() == "[DONE]":
+                finished = True
+                break
+            data = parse_json_event(self.name, event)
+            if "error" in data:  # some servers report failures inside the stream
+                raise GeneratorError(f"{self.name}: {data['error']}")
+            for choice in data.get("choices") or []:
+                text = (choice.get("delta") or {}).get("content")
+                if text:
+                    produced = True
+                    yield text
+                finished = finished or bool(choice.get("finish_reason"))
+        if not finished:  # the connection closed before the server said it was done
+            raise GeneratorError(f"{self.name}: the stream ended early (no finish_reason or [DONE])")
+        if not produced:
+            raise GeneratorError(f"{self.name}: the stream ended without any text")

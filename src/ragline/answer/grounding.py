@@ -1,0 +1,129 @@
+"""Grounding checks: does each answer sentence say what the source it cites says?
+
+Every sentence is compared with the sentences of each numbered source, two ways:
+
+- lexical: the share of its content terms (stemmed, stopwords out) found in the source;
+- semantic: the best cosine between it and any one sentence of the source.
+
+A sentence is *supported* by a source when either measure clears its floor. A
+sentence whose cited sources do not support it but another source does is a
+*wrong citation*; one that no source supports is *unsupported*; one with no
+``[n]`` at all is *uncited*. The floors were set by measurement on SciFact train
+(scripts/measure_abstain_floor.py, docs/answers.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..embed.base import Embedder
+from ..errors import EmbedderError
+from .context import RAGContext
+from .prompt import is_no_answer
+from .text import AnswerSentence, answer_sentences, content_terms, split_sentences, strip_citations, term_overlap
+from .types import Grounding, SentenceCheck
+
+LEXICAL_FLOOR = 0.7
+SEMANTIC_FLOOR = 0.75
+# Sentences with fewer content terms than this are judged by embeddings alone:
+# "Yes [1]." shares no terms with anything, and one shared term proves little.
+MIN_TERMS = 3
+
+
+@dataclass
+class Support:
+    lexical: float
+    semantic: float
+
+    def ok(self, lexical_floor: float, semantic_floor: float, terms: int) -> bool:
+        if terms >= MIN_TERMS and self.lexical >= lexical_floor:
+            return True
+        return self.semantic >= semantic_floor
+
+    def strength(self) -> float:
+        return max(self.lexical, self.semantic)
+
+
+class GroundingChecker:
+    """Checks an answer against its context. Without an embedder (or when it
+    fails) only the lexical measure is used."""
+
+    def __init__(self, embedder: Embedder | None = None, *, lexical_floor: float = LEXICAL_FLOOR,
+                 semantic_floor: float = SEMANTIC_FLOOR) -> None:
+        self.embedder = embedder
+        self.lexical_floor = lexical_floor
+        self.semantic_floor = semantic_floor
+
+    def check(self, answer: str, context: RAGContext, *, drop_unsupported: bool = False) -> tuple[str, Grounding]:
+        """The (possibly pruned) answer text and its grounding report."""
+        sentences = [s for s in answer_sentences(answer) if strip_citations(s.text)]
+        if not sentences or not context.sources or is_no_answer(answer):
+            return answer, Grounding()
+        support = self.support_matrix(sentences, context)
+        grounding = Grounding()
+        kept: list[str] = []
+        for i, sentence in enumerate(sentences):
+            check = self._judge(sentence, support[i], context)
+            if drop_unsupported and check.status in ("unsupported", "wrong_citation"):
+                grounding.dropped.append(check)
+                continue
+            grounding.sentences.append(check)
+            kept.append(sentence.text)
+        text = " ".join(kept) if drop_unsupported else answer
+        return text, grounding
+
+    def _judge(self, sentence: AnswerSentence, row: list[Support], context: RAGContext) -> SentenceCheck:
+        terms = len(content_terms(sentence.text))
+        valid = [n for n in sentence.cited if context.source(n) is not None]
+        supporting = [n for n in range(1, len(context.sources) + 1)
+                      if row[n - 1].ok(self.lexical_floor, self.semantic_floor, terms)]
+        best_other = max(supporting, key=lambda n: row[n - 1].strength(), default=None)
+        if valid:
+            best = max(valid, key=lambda n: row[n - 1].strength())
+            lexical, semantic = row[best - 1].lexical, row[best - 1].semantic
+        else:
+            lexical = max((s.lexical for s in row), default=0.0)
+            semantic = max((s.semantic for s in row), default=0.0)
+        if not sentence.cited:
+            status = "uncited"
+        elif any(n in supporting for n in valid):
+            status, best_other = "supported", None
+        elif best_other is not None:
+            status = "wrong_citation"
+        else:
+            status = "unsupported"
+        return SentenceCheck(text=sentence.text, cited=sentence.cited, status=status, lexical=lexical,
+                             semantic=semantic, better=best_other if status != "supported" else None)
+
+    def support_matrix(self, sentences: list[AnswerSentence], context: RAGContext) -> list[list[Support]]:
+        """(lexical, semantic) support of each sentence by each source, in source order."""
+        claims = [strip_citations(s.text) for s in sentences]
+        claim_terms = [content_terms(c) for c in claims]
+        evidence = [split_sentences(s.text) or [s.text] for s in context.sources]
+        evidence_terms = [content_terms(f"{s.title or ''} {s.text}") for s in context.sources]
+        lexical = [[term_overlap(ct, et) for et in evidence_terms] for ct in claim_terms]
+        semantic = self._semantic(claims, evidence)
+        return [[Support(lexical[i][j], semantic[i][j]) for j in range(len(context.sources))]
+                for i in range(len(claims))]
+
+    def _semantic(self, claims: list[str], evidence: list[list[str]]) -> list[list[float]]:
+        zeros = [[0.0] * len(evidence) for _ in claims]
+        if self.embedder is None:
+            return zeros
+        flat = [sentence for group in evidence for sentence in group]
+        try:
+            vectors = self.embedder.embed_documents(claims + flat)
+        except EmbedderError:
+            return zeros
+        claim_vecs, evidence_vecs = vectors[: len(claims)], vectors[len(claims):]
+        sims = claim_vecs @ evidence_vecs.T  # unit vectors: cosine
+        out, start = [], 0
+        bounds = []
+        for group in evidence:
+            bounds.append((start, start + len(group)))
+            start += len(group)
+        for i in range(len(claims)):
+            out.append([float(np.max(sims[i, a:b])) if b > a else 0.0 for a, b in bounds])
+        return out

@@ -1,0 +1,245 @@
+"""The Answerer: search → context → abstain check → generate → grounding → Answer.
+
+``Answerer.stream`` yields JSON-ready events; ``Answerer.ask`` runs the same steps
+and returns the typed ``Answer``:
+
+- ``{"type": "delta", "text": "..."}`` — a piece of answer text;
+- ``{"type": "restart", "reason": "..."}`` — the provider failed after it had
+  started; discard the text so far (the extractive fallback follows);
+- ``{"type": "done", "answer": {...}}`` — the final ``Answer.to_dict()``, always last.
+  Its ``answer`` is authoritative (grounding may have dropped sentences).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..embed.base import Embedder
+from ..errors import ConfigError, GeneratorError
+from ..models import Hit, Scope
+from ..retrieve.search import Searcher, SearchResult
+from ..settings import Settings
+from ..store.base import Filters, Store
+from .context import ContextBuilder, RAGContext
+from .generators import Generator, GenerationRequest, make_generator
+from .generators.extractive import ExtractiveGenerator
+from .grounding import GroundingChecker
+from .prompt import build_prompt, is_no_answer
+from .tokens import TokenCounter
+from .types import Answer, Citation
+
+log = logging.getLogger(__name__)
+
+MEASURED_FLOORS: dict[str, float] = {
+    # cosine(question, best chunk) below which ragline abstains; measured on SciFact
+    # train (scripts/measure_abstain_floor.py; table in docs/answers.md).
+    "sentence-transformers/all-MiniLM-L6-v2": 0.39,
+    "ragline/hashing-v1": 0.15,
+}
+
+NOTHING_FOUND = "I could not find anything about this in the knowledge base."
+NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
+
+Event = dict[str, Any]
+
+
+class _Memo:
+    """Wraps an embedder for one question: remembers every vector it computed, so
+    search, relevance, the extractive generator and grounding embed each text once."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.query_vector: np.ndarray | None = None
+        self._vectors: dict[str, np.ndarray] = {}
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.query_vector = np.asarray(self.inner.embed_query(text), dtype=np.float32)
+        return self.query_vector
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if todo:
+            self._vectors.update(zip(todo, np.asarray(self.inner.embed_documents(todo), dtype=np.float32)))
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self._vectors[t] for t in texts])
+
+
+class AnswerStream:
+    """An iterator of answer events; ``answer`` holds the typed Answer once done."""
+
+    def __init__(self, events: Iterator[Event]) -> None:
+        self._events = events
+        self.answer: Answer | None = None
+
+    def __iter__(self) -> AnswerStream:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self._events)
+
+
+class Answerer:
+    """Answers questions over one store with one embedder and the settings' defaults."""
+
+    def __init__(self, store: Store, embedder: Embedder, settings: Settings, *,
+                 counter: TokenCounter | None = None) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.settings = settings
+        self.counter = counter
+        self._generators: dict[str, Generator] = {}
+
+    # -- public API ----------------------------------------------------------------
+    def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, mode: str | None = None,
+            filters: Filters | None = None) -> Answer:
+        """Answer ``question`` from the documents ``scope`` can read."""
+        stream = self._start(question, scope, generator, mode, filters, streaming=False)
+        for _ in stream:
+            pass
+        assert stream.answer is not None
+        return stream.answer
+
+    def stream(self, question: str, scope: Scope, *, generator: str | Generator | None = None,
+               mode: str | None = None, filters: Filters | None = None) -> AnswerStream:
+        """Like ``ask`` but as events (see the module docstring). Bad input raises
+        here, before the first event; provider failures never raise."""
+        return self._start(question, scope, generator, mode, filters, streaming=True)
+
+    def _start(self, question: str, scope: Scope, generator: str | Generator | None, mode: str | None,
+               filters: Filters | None, *, streaming: bool) -> AnswerStream:
+        if not isinstance(question, str) or not question.strip():
+            raise ConfigError("question is empty")
+        chosen = self.generator(generator)
+        holder = AnswerStream(iter(()))
+        holder._events = self._run(question.strip(), scope, chosen, mode, filters, holder, streaming)
+        return holder
+
+    def generator(self, generator: str | Generator | None = None) -> Generator:
+        """The named generator (cached; built from settings and provider env vars)."""
+        if generator is not None and not isinstance(generator, str):
+            return generator
+        name = (generator or self.settings.generator.name).strip().lower()
+        if name not in self._generators:
+            self._generators[name] = make_generator(self.settings.generator, name=name, embedder=self.embedder)
+        return self._generators[name]
+
+    def floor(self) -> float | None:
+        """The abstain floor: the setting, else the measured one for this model."""
+        configured = self.settings.answer.relevance_floor
+        return configured if configured is not None else MEASURED_FLOORS.get(self.embedder.model_id)
+
+    def relevance(self, scope: Scope, hits: list[Hit], query_vector: np.ndarray | None,
+                  memo: Embedder | None = None) -> dict[str, float]:
+        """cosine(question, chunk) per hit, from the stored vectors (embedded only if
+        missing). Empty when there is no query vector (keyword-only search)."""
+        if query_vector is None or not hits:
+            return {}
+        stored: dict[str, np.ndarray] = {}
+        for doc_id in dict.fromkeys(h.doc_id for h in hits):
+            stored.update((cid, vec) for cid, vec in self.store.chunk_vectors(scope, doc_id).values())
+        missing = [h for h in hits if h.chunk_id not in stored]
+        if missing:
+            vectors = (memo or self.embedder).embed_documents([h.text for h in missing])
+            stored.update((h.chunk_id, v) for h, v in zip(missing, vectors))
+        q = np.asarray(query_vector, dtype=np.float32)
+        return {h.chunk_id: float(np.dot(stored[h.chunk_id], q)) for h in hits}
+
+    # -- the pipeline ---------------------------------------------------------------
+    def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,
+             filters: Filters | None, holder: AnswerStream, streaming: bool) -> Iterator[Event]:
+        started = time.perf_counter()
+        memo = _Memo(self.embedder)
+        answer_settings = self.settings.answer
+        searcher = Searcher(self.store, memo, self.settings.search)
+        result: SearchResult = searcher.search(question, scope, mode=mode, k=answer_settings.candidates,
+                                               filters=filters)
+        relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
+        floor = self.floor()
+        builder = ContextBuilder(max_tokens=answer_settings.max_tokens, max_sources=answer_settings.max_sources,
+                                 floor=floor, neighbours=answer_settings.neighbours, counter=self.counter)
+        context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
+        timings = {"embed": result.timings_ms.get("embed", 0.0),
+                   "search": (time.perf_counter() - started) * 1000 - result.timings_ms.get("embed", 0.0)}
+        answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
+                        context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
+        if not context.sources:
+            best = max(relevance.values(), default=None)
+            answer.abstained, answer.generator = True, "none"
+            answer.answer = NOTHING_FOUND if not result.hits else NOT_RELEVANT
+            if best is not None and floor is not None and result.hits:
+                log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
+            yield {"type": "delta", "text": answer.answer}
+        else:
+            yield from self._generate(question, context, generator, memo, answer, streaming)
+        answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
+        holder.answer = answer
+        yield {"type": "done", "answer": answer.to_dict()}
+
+    def _generate(self, question: str, context: RAGContext, generator: Generator, memo: _Memo,
+                  answer: Answer, streaming: bool) -> Iterator[Event]:
+        started = time.perf_counter()
+        gen_settings = self.settings.generator
+        request = GenerationRequest(question=question, context=context, prompt=build_prompt(question, context),
+                                    temperature=gen_settings.temperature,
+                                    max_output_tokens=gen_settings.max_output_tokens, query_vector=memo.query_vector)
+        parts: list[str] = []
+        try:
+            # A whole answer uses the provider's plain endpoint; a stream its event stream.
+            for delta in generator.stream(request) if streaming else [generator.generate(request)]:
+                parts.append(delta)
+                yield {"type": "delta", "text": delta}
+        except Exception as exc:  # noqa: BLE001 — a provider must never break an answer
+            reason = str(exc) if isinstance(exc, GeneratorError) else f"{generator.name}: {type(exc).__name__}: {exc}"
+            if isinstance(generator, ExtractiveGenerator):
+                raise  # the fallback itself failed: a bug, not an outage
+            log.info("generator failed, falling back to extractive: %s", reason)
+            if parts:
+                yield {"type": "restart", "reason": reason}
+            answer.fallback_reason, answer.generator = reason, "extractive"
+            parts = []
+            for delta in ExtractiveGenerator(memo).stream(request):
+                parts.append(delta)
+                yield {"type": "delta", "text": delta}
+        text = "".join(parts).strip()
+        answer.timings_ms["generate"] = (time.perf_counter() - started) * 1000
+        if is_no_answer(text):
+            answer.answer, answer.abstained = text, True
+            return
+        checker = GroundingChecker(memo)
+        answer.answer, answer.grounding = checker.check(text, context,
+                                                        drop_unsupported=self.settings.answer.drop_unsupported)
+        answer.citations = _citations(answer, context)
+
+    def _doc_chunks(self, scope: Scope, hit: Hit) -> list[Hit]:
+        ids = [(cid, 0.0) for cid, _ in self.store.chunk_vectors(scope, hit.doc_id).values()]
+        return self.store.get_hits(scope, ids)
+
+    def close(self) -> None:
+        for generator in self._generators.values():
+            close = getattr(generator, "close", None)
+            if close is not None:
+                close()
+        self._generators.clear()
+
+
+def _citations(answer: Answer, context: RAGContext) -> list[Citation]:
+    cited = sorted({n for s in answer.grounding.sentences for n in s.cited if context.source(n) is not None})
+    if not answer.grounding.sentences:  # no sentence structure found: fall back to a raw scan
+        from .text import cited_numbers
+
+        cited = sorted(n for n in cited_numbers(answer.answer) if context.source(n) is not None)
+    out = []
+    for n in cited:
+        source = context.source(n)
+        assert source is not None
+        out.append(Citation(n=n, chunk_id=source.chunk_id, doc_id=source.doc_id, source=source.hit.source,
+                            page=source.page, score=source.hit.score))
+    return out

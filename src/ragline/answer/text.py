@@ -1,0 +1,83 @@
+"""Small text tools shared by the extractive generator and the grounding check:
+sentence splitting, ``[n]`` citation markers, content terms and their overlap."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..retrieve.analyzer import analyze
+
+# [1], [2, 3], [1][2], [1-3]; not [a] or [2020] (years are not source numbers: n ≤ 99).
+_CITE = re.compile(r"\[(\d{1,2}(?:\s*[-,–]\s*\d{1,2})*)\]")
+_CITE_GROUP = re.compile(r"(?:\s*\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\])+")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (abbreviation-aware; paragraph breaks end a sentence)."""
+    from sentencex import segment
+
+    out = []
+    for sentence in segment("en", text):
+        sentence = sentence.strip()
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def cited_numbers(text: str) -> list[int]:
+    """Source numbers cited in ``text``, in order of first appearance."""
+    found: list[int] = []
+    for match in _CITE.finditer(text):
+        for part in re.split(r"\s*,\s*", match.group(1)):
+            bounds = re.split(r"\s*[-–]\s*", part)
+            if len(bounds) == 2 and bounds[0].isdigit() and bounds[1].isdigit():
+                low, high = int(bounds[0]), int(bounds[1])
+                numbers = list(range(low, high + 1)) if 0 < high - low < 10 else [low, high]
+            else:
+                numbers = [int(bounds[0])]
+            found.extend(n for n in numbers if n not in found)
+    return found
+
+
+def strip_citations(text: str) -> str:
+    return " ".join(_CITE_GROUP.sub("", text).split())
+
+
+@dataclass
+class AnswerSentence:
+    """A sentence of a generated answer with the sources it cites.
+
+    A citation group at the very start of a sentence belongs to the previous one
+    (generators often write ``claim. [1] Next claim``); the splitter puts it here.
+    """
+
+    text: str
+    cited: list[int]
+
+
+def answer_sentences(answer: str) -> list[AnswerSentence]:
+    sentences = split_sentences(answer)
+    out: list[AnswerSentence] = []
+    for sentence in sentences:
+        lead = re.match(r"^(?:\s*\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\])+", sentence)
+        if lead and out:
+            out[-1].cited.extend(n for n in cited_numbers(lead.group(0)) if n not in out[-1].cited)
+            out[-1].text += " " + lead.group(0).strip()
+            sentence = sentence[lead.end():].strip()
+            if not sentence:
+                continue
+        out.append(AnswerSentence(sentence, cited_numbers(sentence)))
+    return out
+
+
+def content_terms(text: str) -> set[str]:
+    """Stemmed, stopword-free terms (the keyword index's analyzer), citations removed."""
+    return set(analyze(strip_citations(text)))
+
+
+def term_overlap(claim: str | set[str], evidence: str | set[str]) -> float:
+    """Share of the claim's content terms that occur in the evidence (0 when none)."""
+    a = claim if isinstance(claim, set) else content_terms(claim)
+    b = evidence if isinstance(evidence, set) else content_terms(evidence)
+    return len(a & b) / len(a) if a else 0.0

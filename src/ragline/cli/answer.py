@@ -1,0 +1,86 @@
+"""``ragline ask``: a grounded answer with numbered citations, or an honest abstention."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+
+from .common import AsJson, Collection, Owner, Tenant, app, err, out
+from .common import engine_from_env as _engine
+from .common import print_json as _print_json
+from .common import scope as _scope
+
+
+def _print_sources(data: dict[str, Any]) -> None:
+    kept = {s["n"]: s for s in data["context"]["kept"]}
+    if data["citations"]:
+        out.print("\nSources:", style="bold")
+    for citation in data["citations"]:
+        source = kept.get(citation["n"], {})
+        where = citation["source"] + (f", p. {citation['page']}" if citation["page"] is not None else "")
+        title = f"{source['title']} — " if source.get("title") else ""
+        out.print(f"[{citation['n']}] {title}{where}", markup=False, highlight=False)
+
+
+def _notes(data: dict[str, Any]) -> None:
+    if data["fallback_reason"]:
+        err.print(f"[yellow]fallback:[/yellow] extractive answer, because {data['fallback_reason']}", markup=True,
+                  highlight=False)
+    grounding = data["grounding"]
+    if grounding["unsupported"] or grounding["uncited"]:
+        err.print(f"[yellow]grounding:[/yellow] {grounding['supported']} supported, {grounding['unsupported']} "
+                  f"unsupported, {grounding['uncited']} uncited sentence(s)")
+    if data["abstained"]:
+        err.print("[dim]abstained: no source answers this question[/dim]")
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question to answer from the collection.")],
+    tenant: Tenant = "default",
+    collection: Collection = None,
+    owner: Owner = None,
+    generator: Annotated[Optional[str], typer.Option(
+        "--generator", "-g", help="extractive (default, no model), openai, groq, ollama, gemini or anthropic.")] = None,
+    mode: Annotated[Optional[str], typer.Option(help="Search mode: hybrid, dense or keyword.")] = None,
+    stream: Annotated[bool, typer.Option("--stream", help="Print the answer as it is generated "
+                                                         "(with --json: one JSON event per line).")] = False,
+    details: Annotated[bool, typer.Option("--details", help="With --json: add per-sentence grounding "
+                                                            "and the sources' text.")] = False,
+    as_json: AsJson = False,
+) -> None:
+    """Answer a question from your documents, citing sources as [n]."""
+    with _engine() as engine:
+        events = engine.ask_stream(question, _scope(tenant, collection, owner), generator=generator, mode=mode)
+        if stream:
+            for event in events:
+                if as_json:
+                    sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
+                    sys.stdout.flush()
+                elif event["type"] == "delta":
+                    out.print(event["text"], end="", markup=False, highlight=False)
+                    out.file.flush()
+                elif event["type"] == "restart":
+                    out.print()
+                    err.print(f"[yellow]provider failed mid-answer ({event['reason']}); "
+                              "restarting with the extractive answer[/yellow]", highlight=False)
+        else:
+            for _ in events:
+                pass
+        answer = events.answer
+    assert answer is not None
+    data = answer.to_dict(details=details)
+    if as_json and not stream:
+        _print_json(data)
+    elif not as_json:
+        if stream:
+            out.print()
+        else:
+            out.print(data["answer"], markup=False, highlight=False)
+        _print_sources(data)
+    if answer.degraded:
+        err.print(f"[yellow]note:[/yellow] {answer.degraded}")
+    _notes(data)

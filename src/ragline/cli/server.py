@@ -1,0 +1,94 @@
+"""Server commands: serve, tenant create, key create, jobs."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..store.sqlite_admin import JOB_STATES
+from .common import AsJson, app, err, load_settings, out
+from .common import engine_from_env as _engine
+from .common import print_json as _print_json
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+tenant_app = typer.Typer(help="Manage tenants.", no_args_is_help=True)
+key_app = typer.Typer(help="Manage tenant API keys.", no_args_is_help=True)
+app.add_typer(tenant_app, name="tenant")
+app.add_typer(key_app, name="key")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to bind (default: server.host, 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (default: server.port, 8000).")] = None,
+) -> None:
+    """Run the REST API (and the web page) with background ingestion workers."""
+    from ..server import serve as run
+
+    settings = load_settings()
+    run(settings, host=host, port=port,
+        on_started=lambda url: err.print(f"ragline serving on {url} (home {settings.home}); Ctrl+C stops"))
+
+
+@tenant_app.command("create")
+def tenant_create(name: Annotated[str, typer.Argument(help="Tenant name (A–Z a–z 0–9 . _ -).")]) -> None:
+    """Create a tenant (no-op if it exists)."""
+    if not NAME.match(name):
+        err.print(f"[red]error:[/red] invalid tenant name {name!r}: use 1–64 of A–Z a–z 0–9 . _ -")
+        raise typer.Exit(2)
+    with _engine() as engine:
+        existed = engine.store.tenant_created(name) is not None
+        engine.store.ensure_tenant(name)
+    err.print(f"tenant {name} {'already exists' if existed else 'created'}")
+
+
+@key_app.command("create")
+def key_create(
+    tenant: Annotated[str, typer.Option("--tenant", "-t", help="The tenant the key belongs to.")],
+    label: Annotated[str | None, typer.Option(help="A note to tell keys apart.")] = None,
+) -> None:
+    """Create an API key for a tenant and print it (shown only once) alone on stdout."""
+    with _engine() as engine:
+        if engine.store.tenant_created(tenant) is None:
+            err.print(f"[red]not found:[/red] tenant {tenant!r} (create it with: ragline tenant create {tenant})")
+            raise typer.Exit(3)
+        info, secret = engine.store.create_api_key(tenant, label)
+    err.print(f"key {info.id} created for tenant {tenant}; it is not shown again")
+    print(secret)
+
+
+@app.command()
+def jobs(
+    tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant (default: all).")] = None,
+    state: Annotated[str | None, typer.Option(help=f"Only jobs in this state ({', '.join(JOB_STATES)}).")] = None,
+    limit: Annotated[int, typer.Option(help="At most this many per tenant.")] = 50,
+    as_json: AsJson = False,
+) -> None:
+    """Ingestion jobs with state and progress, newest first."""
+    from ..server.jobs import job_to_dict
+
+    if state is not None and state not in JOB_STATES:
+        err.print(f"[red]error:[/red] unknown state {state!r}; choose one of: {', '.join(JOB_STATES)}")
+        raise typer.Exit(2)
+    with _engine() as engine:
+        tenants = [tenant] if tenant else engine.store.tenants()
+        rows = [{"tenant": t, **job_to_dict(j)} for t in tenants
+                for j in engine.store.list_jobs(t, state=state, limit=limit)]
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table()
+    for column in ("tenant", "collection", "source", "state", "progress", "eta", "tries", "age", "error"):
+        table.add_column(column)
+    now = time.time()
+    for r in rows:
+        eta = "" if r["eta_s"] is None else f"{r['eta_s']:.0f}s"
+        table.add_row(r["tenant"], r["collection"], r["source"], r["state"],
+                      f"{r['progress']['done']}/{r['progress']['total']}", eta, str(r["tries"]),
+                      f"{now - r['created']:.0f}s", (r["error"] or "")[:60])
+    out.print(table)

@@ -1,0 +1,93 @@
+"""The FastAPI application: ``create_app(settings)`` wires the engine, the job
+workers, error mapping, observability and the routes; the web page (when
+installed) is mounted at ``/`` after the API so it never shadows it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+
+from .. import __version__
+from ..engine import Engine
+from ..settings import Settings
+from .errors import install_error_handlers, log
+from .jobs import JobRunner
+from .metrics import Metrics
+from .observe import RequestObserver, configure_logging
+from .routes import ROUTERS
+from .uploads import Uploads
+
+DESCRIPTION = """Offline-first retrieval-augmented generation: tenants, collections, documents,
+background ingestion, search, cited answers, and an OpenAI-compatible chat endpoint.
+Every `/v1` route except `/v1/tenants…` takes a tenant API key (`Authorization: Bearer …`)."""
+
+
+def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+    """Build the API over ``engine`` (or one built from ``settings``). Job workers
+    start with the app's lifespan and stop with it; the engine is closed only if
+    this function created it."""
+    settings = settings or (engine.settings if engine is not None else Settings())
+    owns_engine = engine is None
+    engine = engine or Engine(settings)
+    configure_logging()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Build the lazy parts once here, so worker and request threads never race to build them.
+        # A store that is down does not stop the server: it answers 503 until the store is back.
+        try:
+            engine.store, engine.embedder, engine.embedding_cache, engine.sandbox, engine.answerer  # noqa: B018
+        except Exception as exc:  # noqa: BLE001
+            log.warning(json.dumps({"event": "startup_degraded", "error": str(exc)}))
+        app.state.runner.start()
+        try:
+            yield
+        finally:
+            app.state.runner.stop()
+            if owns_engine:
+                engine.close()
+
+    app = FastAPI(title="ragline", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    metrics = Metrics(lambda: engine.store)
+    uploads = Uploads(settings.home)
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.metrics = metrics
+    app.state.uploads = uploads
+    app.state.runner = JobRunner(engine, uploads, workers=settings.server.job_workers, metrics=metrics)
+    install_error_handlers(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.add_middleware(RequestObserver, metrics=metrics,
+                       max_request_bytes=int(settings.server.max_request_mb * 1024 * 1024))
+    try:
+        from ..web import mount
+    except ImportError:
+        pass
+    else:
+        mount(app)
+    return app
+
+
+def serve(settings: Settings, *, host: str | None = None, port: int | None = None,
+          engine: Engine | None = None, on_started: Callable[[str], None] | None = None) -> None:
+    """Run the API with uvicorn until interrupted; ``on_started(url)`` is called once
+    the socket is bound. Our JSON line per request replaces uvicorn's access log."""
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets)
+            if self.started and on_started is not None:
+                bound = self.servers[0].sockets[0].getsockname() if self.servers else (config.host, config.port)
+                shown = "127.0.0.1" if bound[0] in ("0.0.0.0", "::", "") else bound[0]
+                on_started(f"http://{shown}:{bound[1]}")
+
+    config = uvicorn.Config(create_app(settings, engine), host=host or settings.server.host,
+                            port=port if port is not None else settings.server.port,
+                            access_log=False, log_level="warning")
+    _Server(config).run()

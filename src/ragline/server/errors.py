@@ -1,0 +1,133 @@
+"""The API's one error shape, ``{"error": {"code", "message"}}``, and the mapping
+from ragline's error tree (and the framework's) to HTTP statuses. Nothing else in
+the server builds error responses, and no stack trace ever reaches a client."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import (
+    ConfigError,
+    EmbedderError,
+    GeneratorError,
+    LoaderError,
+    ModelMismatchError,
+    NotFoundError,
+    RaglineError,
+    StoreError,
+)
+
+log = logging.getLogger("ragline.server")
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorResponse(BaseModel):
+    """Every error the API returns."""
+
+    error: ErrorBody
+
+
+class ApiError(Exception):
+    """Raised by routes for an HTTP error with a code and a message."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+
+
+def not_found(what: str) -> ApiError:
+    return ApiError(404, "not_found", f"{what} not found")
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+
+
+_HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "payload_too_large",
+               415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
+               503: "service_unavailable"}
+
+
+def map_exception(exc: BaseException) -> tuple[int, str, str]:
+    """(status, code, message) for a ragline error; unknown errors are a 500."""
+    if isinstance(exc, ApiError):
+        return exc.status, exc.code, exc.message
+    if isinstance(exc, NotFoundError):
+        return 404, "not_found", str(exc)
+    if isinstance(exc, ModelMismatchError):
+        return 409, "model_mismatch", str(exc)
+    if isinstance(exc, StoreError):
+        return 503, "store_unavailable", f"the store is unavailable: {exc}"
+    if isinstance(exc, EmbedderError):
+        return 503, "embedder_unavailable", f"the embedding model is unavailable: {exc}"
+    if isinstance(exc, GeneratorError):
+        return 502, "generator_error", str(exc)
+    if isinstance(exc, (ConfigError, LoaderError)):
+        return 400, "bad_request", str(exc)
+    if isinstance(exc, RaglineError):
+        return 500, "internal_error", str(exc)
+    return 500, "internal_error", "internal error (logged on the server)"
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for error in exc.errors()[:5]:
+        where = ".".join(str(p) for p in error.get("loc", ()))
+        parts.append(f"{where}: {error.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into the one error shape."""
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        request.state.error = exc.code
+        return error_response(exc.status, exc.code, exc.message, exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "error")
+        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        request.state.error = code
+        return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        request.state.error = "invalid_request"
+        return error_response(422, "invalid_request", _validation_message(exc))
+
+    @app.exception_handler(RaglineError)
+    async def _ragline(request: Request, exc: RaglineError) -> JSONResponse:
+        status, code, message = map_exception(exc)
+        request.state.error = code
+        if status >= 500:
+            log.warning("request failed: %s", exc, exc_info=status == 500)
+        return error_response(status, code, message)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        request.state.error = "internal_error"
+        return error_response(500, "internal_error", "internal error (logged on the server)")
+
+
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries documenting the error shape for these statuses."""
+    return {status: {"model": ErrorResponse, "description": _HTTP_CODES.get(status, "error").replace("_", " ")}
+            for status in statuses}

@@ -1,0 +1,202 @@
+"""Background ingestion: worker threads take jobs from the store's job table.
+
+States: queued → parsing → embedding → indexed, or failed. A job is one kept
+upload; re-running one is idempotent (deterministic ids, one transaction per
+document), so after a crash ``resume_unfinished`` simply queues the jobs that
+were running and they finish with no duplicate or missing chunks. Files that
+cannot be parsed fail at once; other failures are retried with backoff.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine import Engine
+from ..errors import ConfigError, LoaderError, ModelMismatchError, NotFoundError
+from ..models import Scope
+from ..store.base import JobInfo
+from .uploads import Uploads
+
+log = logging.getLogger("ragline.server")
+
+MAX_TRIES = 3
+POLL_S = 0.5
+PERSIST_EVERY_S = 0.5
+_PERMANENT = (LoaderError, ConfigError, ModelMismatchError, NotFoundError)
+
+
+@dataclass
+class _Live:
+    """Progress of a running job, fresher than the throttled copy in the store."""
+
+    state: str
+    done: int = 0
+    total: int = 0
+    persisted: float = 0.0
+
+
+def job_to_dict(job: JobInfo, live: _Live | None = None, now: float | None = None) -> dict[str, Any]:
+    """The API's Job object, with an ETA from the rate so far."""
+    state, done, total = job.state, job.done, job.total
+    if live is not None and job.state in ("parsing", "embedding"):
+        state, done, total = live.state, live.done, live.total
+    eta = None
+    if state in ("parsing", "embedding") and job.started and 0 < done < total:
+        elapsed = (now or time.time()) - job.started
+        eta = round(elapsed * (total - done) / done, 1)
+    elif state == "indexed":
+        eta = 0.0
+    return {"id": job.id, "collection": job.collection, "document_id": job.doc_id, "source": job.source,
+            "owner": job.owner, "kind": job.kind, "state": state, "progress": {"done": done, "total": total},
+            "eta_s": eta, "error": job.error, "tries": job.tries, "created": job.created, "updated": job.updated,
+            "started": job.started, "finished": job.finished}
+
+
+class JobRunner:
+    """Worker threads that ingest queued jobs for every tenant."""
+
+    def __init__(self, engine: Engine, uploads: Uploads, workers: int = 1, metrics: Any = None) -> None:
+        self.engine = engine
+        self.uploads = uploads
+        self.workers = workers
+        self.metrics = metrics
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._live: dict[str, _Live] = {}
+        self._lock = threading.Lock()
+        self._resumed = False
+
+    @property
+    def store(self) -> Any:
+        """The engine's store, opened on first use (so a store that is down at start
+        only delays the workers)."""
+        return self.engine.store
+
+    # -- lifecycle -----------------------------------------------------------
+    def start(self) -> None:
+        """Start the workers; the first one to reach the store queues again what a
+        previous process left running, before any job is claimed."""
+        self._stop.clear()
+        for n in range(self.workers):
+            thread = threading.Thread(target=self._loop, name=f"ragline-job-{n}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def _resume_once(self) -> None:
+        with self._lock:
+            if self._resumed:
+                return
+            resumed = self.store.resume_unfinished()
+            self._resumed = True
+        if resumed:
+            log.info(json.dumps({"event": "jobs_resumed", "count": resumed}))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._threads.clear()
+
+    def notify(self) -> None:
+        """Wake idle workers: a job was queued."""
+        self._wake.set()
+
+    @property
+    def alive(self) -> int:
+        return sum(t.is_alive() for t in self._threads)
+
+    def live(self, job_id: str) -> _Live | None:
+        with self._lock:
+            return self._live.get(job_id)
+
+    # -- work ----------------------------------------------------------------
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._resume_once()
+                job = self.store.claim_job()
+            except Exception as exc:  # noqa: BLE001 — store down: keep the worker alive and try again
+                log.warning(json.dumps({"event": "jobs_unavailable", "error": str(exc)}))
+                self._stop.wait(2.0)
+                continue
+            if job is None:
+                self._wake.wait(POLL_S)
+                self._wake.clear()
+                continue
+            try:
+                self.run(job)
+            except Exception:  # recording the outcome failed (store down); resume_unfinished retries it
+                log.exception("job %s: cannot record its outcome", job.id)
+
+    def run(self, job: JobInfo) -> str:
+        """Ingest one claimed job and record its outcome; returns the final state."""
+        scope = Scope(job.tenant, (job.collection,), job.owner)
+        live = _Live(state="parsing")
+        with self._lock:
+            self._live[job.id] = live
+        started = time.perf_counter()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            changed = stage != live.state
+            live.state, live.done, live.total = stage, done, total
+            now = time.monotonic()
+            if changed or now - live.persisted >= PERSIST_EVERY_S:
+                live.persisted = now
+                self.store.update_job(job.tenant, job.id, state=stage, done=done, total=total)
+
+        try:
+            if job.kind == "text":
+                documents = [self.uploads.load_text(job.path)]
+                progress("parsing", 0, 0)
+                summary = self.engine.ingest_documents(documents, scope, origin=str(Path(job.path).resolve()),
+                                                         progress=progress)
+            else:
+                summary = self.engine.ingest_file(job.path, scope, source=job.source, progress=progress)
+        except Exception as exc:  # noqa: BLE001 — every failure is recorded on the job
+            state = self._failed(job, exc)
+        else:
+            state = self._finished(job, scope, summary.to_dict(), live.total)
+        finally:
+            with self._lock:
+                self._live.pop(job.id, None)
+        seconds = time.perf_counter() - started
+        if self.metrics is not None:
+            self.metrics.job_finished(state, seconds)
+        log.info(json.dumps({"event": "job", "job_id": job.id, "tenant": job.tenant, "collection": job.collection,
+                             "source": job.source, "state": state, "tries": job.tries,
+                             "ms": round(seconds * 1000, 1)}))
+        return state
+
+    def _finished(self, job: JobInfo, scope: Scope, summary: dict[str, Any], total: int) -> str:
+        stored = summary["added"] + summary["updated"] + summary["unchanged"]
+        errors = "; ".join(f"{f['path']}: {f['error']}" for f in summary["failed"]) or None
+        state = "indexed" if stored else "failed"
+        if not stored and errors is None:
+            errors = "the file holds no documents"
+        kept = self.store.update_job(job.tenant, job.id, state=state, done=total if stored else 0, total=total,
+                                     error=errors, finished=time.time())
+        if not kept:  # deleted while running: do not leave the document behind
+            self.store.delete_documents(scope, [job.doc_id])
+        return state
+
+    def _failed(self, job: JobInfo, exc: Exception) -> str:
+        permanent = isinstance(exc, _PERMANENT)
+        message = str(exc) or type(exc).__name__
+        if not permanent:
+            log.warning(json.dumps({"event": "job_error", "job_id": job.id, "tenant": job.tenant,
+                                    "error": message, "tries": job.tries}), exc_info=exc)
+        if permanent or job.tries >= MAX_TRIES:
+            self.store.update_job(job.tenant, job.id, state="failed", error=message, finished=time.time())
+            return "failed"
+        backoff = 2.0 ** job.tries  # 2 s, 4 s, … before the next try
+        self.store.update_job(job.tenant, job.id, state="queued", error=message, not_before=time.time() + backoff)
+        return "queued"

@@ -1,0 +1,38 @@
+"""Liveness, readiness and Prometheus metrics (no authentication)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from ..errors import ApiError, responses
+from ..metrics import CONTENT_TYPE
+from ..schemas import HealthOut, ReadyOut
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", response_model=HealthOut)
+def healthz() -> dict:
+    """The process is up."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz", response_model=ReadyOut, responses=responses(503))
+def readyz(request: Request) -> dict:
+    """The store answers and the job workers run (503 otherwise)."""
+    try:
+        counts = request.app.state.engine.store.job_counts()
+    except Exception as exc:  # any store failure means not ready
+        raise ApiError(503, "store_unavailable", f"the store is unavailable: {exc}") from exc
+    runner = request.app.state.runner
+    if runner.alive < runner.workers:
+        raise ApiError(503, "workers_unavailable", f"{runner.alive} of {runner.workers} job workers running")
+    return {"status": "ready", "store": "ok", "workers": runner.alive, "jobs": counts}
+
+
+@router.get("/metrics", response_class=Response,
+            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                             "description": "Prometheus text format"}})
+def metrics(request: Request) -> Response:
+    """Requests and latency per route, stage timings, jobs by state."""
+    return Response(request.app.state.metrics.render(), media_type=CONTENT_TYPE)

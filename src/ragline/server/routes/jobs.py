@@ -1,0 +1,50 @@
+"""Ingestion jobs: list, get (state, progress, ETA, error, tries), retry."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request
+
+from ..auth import Tenant
+from ..deps import store
+from ..errors import ApiError, not_found, responses
+from ..jobs import job_to_dict
+from ..schemas import NAME_PATTERN, JobList, JobOut
+
+router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=responses(401, 422, 503))
+
+
+@router.get("", response_model=JobList)
+def list_jobs(request: Request, who: Tenant,
+              collection: Annotated[str | None, Query(pattern=NAME_PATTERN)] = None,
+              state: Literal["queued", "parsing", "embedding", "indexed", "failed"] | None = None,
+              limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
+    """The tenant's jobs, newest first."""
+    runner = request.app.state.runner
+    jobs = store(request).list_jobs(who.tenant, collection=collection, state=state, limit=limit)
+    return {"jobs": [job_to_dict(j, runner.live(j.id)) for j in jobs]}
+
+
+@router.get("/{job_id}", response_model=JobOut, responses=responses(404))
+def get_job(job_id: str, request: Request, who: Tenant) -> dict:
+    """One job: state, progress (done/total chunks), ETA, error and tries."""
+    job = store(request).get_job(who.tenant, job_id)
+    if job is None:
+        raise not_found(f"job {job_id!r}")
+    return job_to_dict(job, request.app.state.runner.live(job.id))
+
+
+@router.post("/{job_id}/retry", status_code=202, response_model=JobOut, responses=responses(404, 409))
+def retry_job(job_id: str, request: Request, who: Tenant) -> dict:
+    """Queue a failed job again."""
+    job = store(request).get_job(who.tenant, job_id)
+    if job is None:
+        raise not_found(f"job {job_id!r}")
+    if job.state != "failed" or not store(request).requeue_job(who.tenant, job_id):
+        raise ApiError(409, "conflict", f"job {job_id!r} is {job.state}; only a failed job can be retried")
+    request.app.state.runner.notify()
+    fresh = store(request).get_job(who.tenant, job_id)
+    if fresh is None:
+        raise not_found(f"job {job_id!r}")
+    return job_to_dict(fresh)

@@ -1,0 +1,164 @@
+"""OpenAI-compatible endpoints, so existing clients work unchanged: one model per
+collection, and chat completions answered by retrieval over that collection.
+Citations are in the text (``[1]`` markers and a sources list) and in an extra
+top-level ``citations`` field (on the last chunk when streaming)."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...errors import NotFoundError
+from ..auth import Tenant
+from ..deps import engine, note, require_collection, scope_for, store
+from ..errors import ApiError, map_exception, responses
+from ..schemas import NAME_PATTERN, OWNER_PATTERN, CitationOut
+from .ask import SSE_DOC, ask_events, record_answer
+
+router = APIRouter(prefix="/v1", tags=["openai"], responses=responses(401, 422, 503))
+
+
+class ModelOut(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelOut]
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatCompletionIn(BaseModel):
+    """OpenAI's request; sampling parameters are accepted and ignored."""
+
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(max_length=64, description="The collection to answer from (see GET /v1/models)")
+    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    stream: bool = False
+    user: str | None = Field(default=None, pattern=OWNER_PATTERN, description="Owner: a user inside the tenant")
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class Choice(BaseModel):
+    index: int
+    message: AssistantMessage
+    finish_reason: Literal["stop"]
+
+
+class Usage(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class ChatCompletionOut(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: Usage
+    citations: list[CitationOut] = Field(description="ragline extension: the sources behind [n] markers")
+
+
+@router.get("/models", response_model=ModelList)
+def list_models(request: Request, who: Tenant) -> dict:
+    """One model per collection of the tenant."""
+    return {"object": "list", "data": [{"id": c.name, "object": "model", "created": int(c.created),
+                                        "owned_by": who.tenant} for c in store(request).list_collections(who.tenant)]}
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, list):  # content parts: keep the text ones
+        return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    return content or ""
+
+
+def _sources(citations: list[dict[str, Any]]) -> str:
+    if not citations:
+        return ""
+    lines = [f"[{c['n']}] {c['source']}" + (f", p. {c['page']}" if c.get("page") else "") for c in citations]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+def _tokens(text: str) -> int:
+    return max(1, len(text) // 4)  # rough, as OpenAI clients only display it
+
+
+@router.post("/chat/completions", response_model=ChatCompletionOut,
+             responses={**responses(400, 404, 409, 502), **SSE_DOC})
+def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> Any:
+    """Answer the last user message from the collection named by ``model``."""
+    if not re.match(NAME_PATTERN, body.model):
+        raise NotFoundError(f"model {body.model!r} not found (models are collection names: GET /v1/models)")
+    questions = [_text(m.content) for m in body.messages if m.role == "user" and _text(m.content).strip()]
+    if not questions:
+        raise ApiError(400, "bad_request", "messages hold no user message with text")
+    scope = scope_for(request, who, body.model, body.user)
+    try:
+        require_collection(request, scope)
+    except NotFoundError as exc:
+        raise NotFoundError(f"model {body.model!r} not found (models are collection names: GET /v1/models)") from exc
+    question, prompt_tokens = questions[-1], sum(_tokens(_text(m.content)) for m in body.messages)
+    completion_id, created = "chatcmpl-" + uuid.uuid4().hex, int(time.time())
+    if not body.stream:
+        answer = engine(request).ask(question, scope, stream=False).to_dict()
+        record_answer(request, question, answer)
+        content = answer["answer"] + _sources(answer["citations"])
+        completion = _tokens(content)
+        return {"id": completion_id, "object": "chat.completion", "created": created, "model": body.model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                          "total_tokens": prompt_tokens + completion},
+                "citations": answer["citations"]}
+    events = ask_events(request, engine(request).ask(question, scope, stream=True))
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
+        data = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": body.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}], **extra}
+        return f"data: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+
+    def stream() -> Iterator[str]:
+        yield chunk({"role": "assistant", "content": ""})
+        try:
+            for event in events:
+                if event.get("type") == "delta" and event.get("text"):
+                    yield chunk({"content": event["text"]})
+                elif event.get("type") == "restart":  # sent text cannot be taken back: say so in the text
+                    yield chunk({"content": f"\n\n(answer restarted: {event.get('reason', '')})\n\n"})
+                elif event.get("type") == "done":
+                    answer = event["answer"]
+                    answer = answer.to_dict() if hasattr(answer, "to_dict") else answer
+                    record_answer(request, question, answer)
+                    sources = _sources(answer["citations"])
+                    if sources:
+                        yield chunk({"content": sources})
+                    yield chunk({}, "stop", citations=answer["citations"])
+        except Exception as exc:  # noqa: BLE001 — headers are sent; OpenAI clients read an in-band error
+            _, code, message = map_exception(exc)
+            note(request, stream_error=code)
+            yield f"data: {json.dumps({'error': {'code': code, 'message': message}})}\n\n"
+        yield "data: [DONE]\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

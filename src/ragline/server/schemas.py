@@ -1,0 +1,250 @@
+"""Request and response bodies of the REST API (the OpenAPI schema is built from
+these). Shapes follow the CLI's ``--json`` output where both exist."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""Tenant and collection names: safe in URLs, file paths and metric labels."""
+OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
+SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
+
+def _name() -> Any:
+    return Field(pattern=NAME_PATTERN, description="1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit")
+
+
+JobState = Literal["queued", "parsing", "embedding", "indexed", "failed"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+# -- tenants and keys --------------------------------------------------------
+class TenantIn(_Strict):
+    name: str = _name()
+
+
+class TenantOut(BaseModel):
+    name: str
+    created: float
+
+
+class TenantList(BaseModel):
+    tenants: list[TenantOut]
+
+
+class KeyIn(_Strict):
+    label: str | None = Field(default=None, max_length=100)
+
+
+class KeyOut(BaseModel):
+    id: str
+    tenant: str
+    label: str | None
+    prefix: str = Field(description="The key's first characters, to tell keys apart")
+    created: float
+    last_used: float | None = None
+
+
+class NewKeyOut(KeyOut):
+    key: str = Field(description="The secret; shown only in this response")
+
+
+class KeyList(BaseModel):
+    keys: list[KeyOut]
+
+
+class MeOut(BaseModel):
+    tenant: str
+    key_id: str
+
+
+# -- collections -------------------------------------------------------------
+class ChunkingIn(_Strict):
+    """Overrides of the server's default chunking (missing fields keep the default)."""
+
+    method: Literal["recursive", "sentence", "paragraph", "none"] | None = None
+    size: int | None = Field(default=None, ge=50, le=20000)
+    overlap: int | None = Field(default=None, ge=0, le=19999)
+    unit: Literal["chars", "tokens"] | None = None
+
+
+class CollectionIn(_Strict):
+    name: str = _name()
+    chunking: ChunkingIn | None = None
+    model: str | None = Field(default=None, max_length=200,
+                              description="Embedding model; when given it must be the server's")
+
+
+class CollectionOut(BaseModel):
+    name: str
+    model: str
+    dimension: int
+    chunking: dict[str, Any]
+    documents: int
+    chunks: int
+    created: float
+
+
+class CollectionList(BaseModel):
+    collections: list[CollectionOut]
+
+
+# -- jobs and documents ------------------------------------------------------
+class JobProgress(BaseModel):
+    done: int
+    total: int
+
+
+class JobOut(BaseModel):
+    id: str
+    collection: str
+    document_id: str
+    source: str
+    owner: str | None
+    kind: Literal["file", "text"]
+    state: JobState
+    progress: JobProgress
+    eta_s: float | None = Field(description="Seconds left, estimated from the rate so far")
+    error: str | None
+    tries: int
+    created: float
+    updated: float
+    started: float | None
+    finished: float | None
+
+
+class JobList(BaseModel):
+    jobs: list[JobOut]
+
+
+class DocumentOut(BaseModel):
+    id: str
+    collection: str
+    source: str
+    title: str | None
+    media_type: str | None
+    owner: str | None
+    state: JobState
+    error: str | None
+    chunks: int
+    metadata: dict[str, Any]
+    created: float | None
+    updated: float | None
+    job: JobOut | None
+
+
+class DocumentList(BaseModel):
+    documents: list[DocumentOut]
+
+
+class TextDocumentIn(_Strict):
+    text: str = Field(min_length=1, max_length=5_000_000)
+    source: str | None = Field(default=None, pattern=SOURCE_PATTERN,
+                               description="Name of the document (default: text-<hash>); same name = same document")
+    title: str | None = Field(default=None, max_length=1000)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class TextDocumentsIn(_Strict):
+    documents: list[TextDocumentIn] = Field(min_length=1, max_length=1000)
+    owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
+
+
+class ChunkOut(BaseModel):
+    """One stored passage (what a citation points at)."""
+
+    id: str
+    doc_id: str
+    collection: str
+    source: str
+    title: str | None
+    text: str
+    page: int | None
+    section: str | None
+    position: int
+    start: int
+    end: int
+
+
+# -- search and ask ----------------------------------------------------------
+class _Retrieval(_Strict):
+    collection: str = Field(default="default", pattern=NAME_PATTERN)
+    collections: list[Annotated[str, Field(pattern=NAME_PATTERN)]] | None = Field(default=None, min_length=1, max_length=20,
+                                          description="Several collections at once (overrides `collection`)")
+    owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
+
+    def collection_names(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(self.collections or [self.collection]))
+
+
+class SearchIn(_Retrieval):
+    query: str = Field(min_length=1, max_length=10_000)
+    mode: Literal["hybrid", "dense", "keyword"] | None = None
+    k: int | None = Field(default=None, ge=1, le=1000)
+    threshold: float | None = None
+    filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
+
+
+class HitOut(BaseModel):
+    chunk_id: str
+    doc_id: str
+    source: str
+    score: float
+    text: str
+    metadata: dict[str, Any]
+
+
+class SearchOut(BaseModel):
+    hits: list[HitOut]
+    mode: str
+    degraded: str | None
+    timings_ms: dict[str, float]
+
+
+class AskIn(_Retrieval):
+    question: str = Field(min_length=1, max_length=10_000)
+    mode: Literal["hybrid", "dense", "keyword"] | None = None
+    filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
+    generator: str | None = Field(default=None, max_length=100, description="Override the configured generator")
+    stream: bool = Field(default=False, description="Server-sent events: delta… then done")
+
+
+class CitationOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    n: int
+    chunk_id: str
+    doc_id: str
+    source: str
+    page: int | None = None
+    score: float | None = None
+
+
+class AskOut(BaseModel):
+    """The answer object (same as ``ragline ask --json``)."""
+
+    model_config = ConfigDict(extra="allow")
+    answer: str
+    citations: list[CitationOut]
+    abstained: bool
+    generator: str | None = None
+    fallback_reason: str | None = None
+    grounding: Any = None
+    context: dict[str, Any] | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+# -- health ------------------------------------------------------------------
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+
+
+class ReadyOut(BaseModel):
+    status: Literal["ready"]
+    store: str
+    workers: int
+    jobs: dict[str, int]

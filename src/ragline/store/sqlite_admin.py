@@ -1,0 +1,223 @@
+"""Server-side tables of the embedded store: tenants' API keys and ingestion jobs.
+
+A mixin for ``SQLiteStore`` (it uses the store's ``_write``/``_read``), kept in
+its own module so the catalog and the server's bookkeeping evolve separately.
+Keys are stored as the sha256 of a high-entropy secret, never the secret. Every
+job read or write takes the tenant; only the worker's ``claim_job`` and the
+startup ``resume_unfinished`` span tenants, because they serve all of them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+import uuid
+from typing import Any
+
+from ..models import Scope
+from .base import ApiKeyInfo, JobInfo
+
+SCHEMA_ADMIN = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    label TEXT,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created REAL NOT NULL,
+    last_used REAL,
+    revoked REAL
+);
+CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY,
+    tenant TEXT NOT NULL,
+    collection TEXT NOT NULL,
+    owner TEXT,
+    doc_id TEXT NOT NULL,
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    path TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'queued',
+    done INTEGER NOT NULL DEFAULT 0,
+    total INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    tries INTEGER NOT NULL DEFAULT 0,
+    not_before REAL NOT NULL DEFAULT 0,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    started REAL,
+    finished REAL
+);
+CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, not_before, created);
+CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs (tenant, collection, created);
+CREATE INDEX IF NOT EXISTS jobs_doc ON jobs (tenant, doc_id);
+"""
+
+JOB_STATES = ("queued", "parsing", "embedding", "indexed", "failed")
+RUNNING = ("parsing", "embedding")
+KEY_PREFIX = "rl-"
+
+_JOB_COLUMNS = ("id, tenant, collection, owner, doc_id, source, kind, path, state, done, total, error, tries, "
+                "not_before, created, updated, started, finished")
+_JOB_FIELDS = {"state", "done", "total", "error", "tries", "not_before", "started", "finished", "path"}
+
+
+def hash_key(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _job(row: tuple) -> JobInfo:
+    return JobInfo(*row)
+
+
+def _key(row: tuple) -> ApiKeyInfo:
+    return ApiKeyInfo(id=row[0], tenant=row[1], label=row[2], prefix=row[3], created=row[4], last_used=row[5])
+
+
+class AdminTables:
+    """API keys and ingestion jobs for ``SQLiteStore``."""
+
+    # -- tenants and API keys ----------------------------------------------
+    def tenant_created(self, tenant: str) -> float | None:
+        """When the tenant was created, or None if it does not exist."""
+        rows = self._read("SELECT created FROM tenants WHERE name = ?", (tenant,))
+        return rows[0][0] if rows else None
+
+    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+        """A new key for an existing tenant: (its record, the secret — shown once)."""
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        key_id = "key_" + secrets.token_hex(6)
+        now = time.time()
+        with self._write() as conn:
+            conn.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created) VALUES (?, ?, ?, ?, ?, ?)",
+                         (key_id, tenant, label, secret[:10], hash_key(secret), now))
+        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now), secret
+
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
+        """The live key matching ``secret``, or None. Looked up by hash; the hash is
+        compared again in constant time so the index lookup is the only branch."""
+        digest = hash_key(secret)
+        rows = self._read("SELECT id, tenant, label, prefix, created, last_used, hash FROM api_keys "
+                          "WHERE hash = ? AND revoked IS NULL", (digest,))
+        if not rows or not hmac.compare_digest(rows[0][6], digest):
+            return None
+        info = _key(rows[0])
+        if info.last_used is None or time.time() - info.last_used > 60:  # throttle writes on the hot path
+            with self._write() as conn:
+                conn.execute("UPDATE api_keys SET last_used = ? WHERE id = ?", (time.time(), info.id))
+        return info
+
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
+        rows = self._read("SELECT id, tenant, label, prefix, created, last_used FROM api_keys "
+                          "WHERE tenant = ? AND revoked IS NULL ORDER BY created", (tenant,))
+        return [_key(r) for r in rows]
+
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        with self._write() as conn:
+            cur = conn.execute("UPDATE api_keys SET revoked = ? WHERE tenant = ? AND id = ? AND revoked IS NULL",
+                               (time.time(), tenant, key_id))
+        return cur.rowcount > 0
+
+    # -- jobs ----------------------------------------------------------------
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
+        """Queue ingestion of one kept upload. A job already queued for the same
+        document is reused (its file was just replaced), so nothing runs twice."""
+        now = time.time()
+        with self._write() as conn:
+            row = conn.execute(
+                f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? AND doc_id = ? AND state = 'queued' "
+                "ORDER BY created DESC LIMIT 1", (scope.tenant, doc_id)).fetchone()
+            if row is not None:
+                conn.execute("UPDATE jobs SET path = ?, kind = ?, source = ?, updated = ?, tries = 0, error = NULL, "
+                             "not_before = 0 WHERE id = ?", (path, kind, source, now, row[0]))
+                job_id = row[0]
+            else:
+                job_id = uuid.uuid4().hex
+                conn.execute(
+                    "INSERT INTO jobs (id, tenant, collection, owner, doc_id, source, kind, path, created, updated) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (job_id, scope.tenant, scope.collection, scope.owner, doc_id, source, kind, path, now, now))
+        job = self.get_job(scope.tenant, job_id)
+        assert job is not None
+        return job
+
+    def claim_job(self) -> JobInfo | None:
+        """Atomically take the oldest runnable queued job (any tenant) and mark it
+        ``parsing``; skips documents another worker is already ingesting."""
+        now = time.time()
+        with self._write() as conn:
+            row = conn.execute(
+                f"UPDATE jobs SET state = 'parsing', tries = tries + 1, started = ?, updated = ?, done = 0, "
+                f"error = NULL WHERE id = (SELECT q.id FROM jobs q WHERE q.state = 'queued' AND q.not_before <= ? "
+                f"AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = q.tenant AND r.doc_id = q.doc_id "
+                f"AND r.state IN ('parsing', 'embedding')) ORDER BY q.not_before, q.created LIMIT 1) "
+                f"RETURNING {_JOB_COLUMNS}", (now, now, now)).fetchone()
+        return _job(row) if row else None
+
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
+        """Set job fields (state, done, total, error, …); False if the job is gone."""
+        unknown = set(fields) - _JOB_FIELDS
+        if unknown:
+            raise ValueError(f"unknown job fields: {sorted(unknown)}")
+        fields["updated"] = time.time()
+        sets = ", ".join(f"{name} = ?" for name in fields)
+        with self._write() as conn:
+            cur = conn.execute(f"UPDATE jobs SET {sets} WHERE tenant = ? AND id = ?",
+                               [*fields.values(), tenant, job_id])
+        return cur.rowcount > 0
+
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
+        rows = self._read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? AND id = ?", (tenant, job_id))
+        return _job(rows[0]) if rows else None
+
+    def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
+                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000) -> list[JobInfo]:
+        """A tenant's jobs, newest first; optionally only the newest per document."""
+        where, params = ["tenant = ?"], [tenant]
+        for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+        if latest_per_document:
+            sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
+                   f"ORDER BY created DESC, rowid DESC) AS n FROM jobs WHERE {' AND '.join(where)}) WHERE n = 1")
+        return [_job(r) for r in self._read(f"{sql} ORDER BY created DESC, id LIMIT ?", [*params, limit])]
+
+    def requeue_job(self, tenant: str, job_id: str) -> bool:
+        """Put a finished job back in the queue (retry / re-ingest)."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE jobs SET state = 'queued', tries = 0, done = 0, error = NULL, not_before = 0, "
+                "finished = NULL, updated = ? WHERE tenant = ? AND id = ? AND state IN ('indexed', 'failed')",
+                (time.time(), tenant, job_id))
+        return cur.rowcount > 0
+
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
+        sql, params = "DELETE FROM jobs WHERE tenant = ? AND collection = ?", [tenant, collection]
+        if doc_id is not None:
+            sql, params = sql + " AND doc_id = ?", [*params, doc_id]
+        with self._write() as conn:
+            return conn.execute(sql, params).rowcount
+
+    def resume_unfinished(self) -> int:
+        """On start: jobs a previous process left running go back to the queue.
+        Ingestion is idempotent per document, so re-running them loses and
+        duplicates nothing. (One server process per store.)"""
+        with self._write() as conn:
+            cur = conn.execute("UPDATE jobs SET state = 'queued', done = 0, updated = ? WHERE state IN (?, ?)",
+                               (time.time(), *RUNNING))
+        return cur.rowcount
+
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]:
+        """Jobs by state (one tenant's, or all for metrics)."""
+        if tenant is None:
+            rows = self._read("SELECT state, count(*) FROM jobs GROUP BY state")
+        else:
+            rows = self._read("SELECT state, count(*) FROM jobs WHERE tenant = ? GROUP BY state", (tenant,))
+        counts = {state: 0 for state in JOB_STATES}
+        counts.update(dict(rows))
+        return counts
