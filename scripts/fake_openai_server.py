@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fakes.llm import PROTOCOLS, FakeLLMServer, Reply, Slow, Status  # noqa: E402
+from tests.fakes.llm import PROTOCOLS, FakeLLMServer, Reply, Slow, Status
 
 
 def main() -> None:

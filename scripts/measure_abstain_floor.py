@@ -5,8 +5,9 @@ off-topic question (scripts/offtopic_questions.txt), run the answer pipeline's
 own retrieval (hybrid search, k = answer.candidates) and take the best
 cosine(question, chunk) among the hits — the signal ``Answerer`` abstains on.
 Sweep the floor and keep the middle of the range that best separates the two
-sets (max Youden J = answered-rate(in) + abstained-rate(off) - 1). The top RRF
-score is reported beside it to show why a rank-based score cannot be the signal.
+sets (max Youden J = answered-rate(in) + abstained-rate(off) - 1). The top fused
+score is reported beside it: RRF is rank-based and min-max weighted fusion puts
+every top hit near 1, so neither can be the signal.
 
 Grounding floors: each claim against (a) the chunk of its relevant abstract that
 best matches it and (b) the best chunk of the top-ranked *non*-relevant abstract
@@ -35,15 +36,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from ragline.answer.context import ContextBuilder  # noqa: E402
-from ragline.answer.grounding import GroundingChecker  # noqa: E402
-from ragline.answer.service import _Memo  # noqa: E402
-from ragline.answer.text import AnswerSentence  # noqa: E402
-from ragline.engine import Engine  # noqa: E402
-from ragline.errors import NotFoundError  # noqa: E402
-from ragline.models import Hit, Scope  # noqa: E402
-from ragline.retrieve.search import Searcher  # noqa: E402
-from ragline.settings import EmbedderSettings, Settings  # noqa: E402
+from ragline.answer.context import ContextBuilder
+from ragline.answer.grounding import GroundingChecker
+from ragline.answer.service import _Memo
+from ragline.answer.text import AnswerSentence
+from ragline.engine import Engine
+from ragline.errors import NotFoundError
+from ragline.models import Hit, Scope
+from ragline.retrieve.search import Searcher
+from ragline.settings import EmbedderSettings, Settings
 
 SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
 
@@ -102,16 +103,16 @@ def retrieve(engine: Engine, scope: Scope, question: str) -> tuple[list[Hit], di
 
 def measure_abstain(engine: Engine, scope: Scope, claims, offs) -> dict:
     started = time.perf_counter()
-    in_best, in_rrf, off_best, off_rrf, claim_hits = [], [], [], [], []
+    in_best, in_fused, off_best, off_fused, claim_hits = [], [], [], [], []
     for _, text, docs in claims:
         hits, rel = retrieve(engine, scope, text)
         in_best.append(max(rel.values(), default=-1.0))
-        in_rrf.append(hits[0].score if hits else 0.0)
+        in_fused.append(hits[0].score if hits else 0.0)
         claim_hits.append((hits, rel, docs))
     for text in offs:
         hits, rel = retrieve(engine, scope, text)
         off_best.append(max(rel.values(), default=-1.0))
-        off_rrf.append(hits[0].score if hits else 0.0)
+        off_fused.append(hits[0].score if hits else 0.0)
     rows = sweep(in_best, off_best, np.round(np.arange(0.0, 0.801, 0.01), 2))
     floor = best_floor(rows)
 
@@ -130,7 +131,7 @@ def measure_abstain(engine: Engine, scope: Scope, claims, offs) -> dict:
     return {
         "claims": len(claims), "off_topic": len(offs), "seconds": round(time.perf_counter() - started, 1),
         "chosen_floor": floor, "auc_best_cosine": round(auc(in_best, off_best), 4),
-        "auc_top_rrf": round(auc(in_rrf, off_rrf), 4),
+        "auc_top_fused_score": round(auc(in_fused, off_fused), 4),
         "best_cosine": {"in_corpus": {"min": pct(in_best, 0), "p5": pct(in_best, 5), "median": pct(in_best, 50)},
                         "off_topic": {"median": pct(off_best, 50), "p95": pct(off_best, 95), "max": pct(off_best, 100)}},
         "at_floor": sweep(in_best, off_best, np.array([floor]))[0],
@@ -154,7 +155,7 @@ def measure_grounding(engine: Engine, scope: Scope, claims, sample: int, seed: i
         rel_id = next((docs[r] for r in sorted(relevant) if r in docs), None)
         if rel_id is None:
             continue
-        hits, rel = retrieve(engine, scope, text)
+        hits, _ = retrieve(engine, scope, text)
         negative = next((h for h in hits if record_id(h) not in relevant), None)
         ids = [(cid, 0.0) for cid, _ in engine.store.chunk_vectors(scope, rel_id).values()]
         positives = engine.store.get_hits(scope, ids)
@@ -173,8 +174,8 @@ def measure_grounding(engine: Engine, scope: Scope, claims, sample: int, seed: i
     grid = []
     for lexical_floor in np.round(np.arange(0.3, 1.001, 0.05), 2):
         for semantic_floor in np.round(np.arange(0.3, 0.951, 0.025), 3):
-            def rate(pairs: list[tuple[float, float]]) -> float:
-                return float(np.mean([lx >= lexical_floor or se >= semantic_floor for lx, se in pairs]))
+            def rate(pairs: list[tuple[float, float]], lo: float = lexical_floor, so: float = semantic_floor) -> float:
+                return float(np.mean([lx >= lo or se >= so for lx, se in pairs]))
 
             tpr, hard, unrelated = rate(pos), rate(neg), rate(rand)
             # A wrong source is either a same-topic one (hard) or an unrelated one: weigh both.
@@ -227,7 +228,7 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"model {result['embedder']}; {abstain['claims']} train claims, {abstain['off_topic']} off-topic questions")
-    print(f"AUC best cosine {abstain['auc_best_cosine']}, AUC top RRF score {abstain['auc_top_rrf']}")
+    print(f"AUC best cosine {abstain['auc_best_cosine']}, AUC top fused score {abstain['auc_top_fused_score']}")
     print("\n| floor | answered (in-corpus) | abstained (off-topic) | J |\n|---|---|---|---|")
     chosen = abstain["chosen_floor"]
     for row in abstain["sweep"]:

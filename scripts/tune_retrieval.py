@@ -164,7 +164,7 @@ def main() -> None:
     ap.add_argument("--dataset", type=Path, default=DATASET)
     ap.add_argument("--split", default="train")
     ap.add_argument("--chunking", default="recursive:1000:200", help="method:size:overlap[:unit]")
-    ap.add_argument("--study", default="all", choices=["all", "analyzer", "fusion", "short", "single", "bm25"])
+    ap.add_argument("--study", default="all", choices=["all", "analyzer", "fusion", "short", "single", "bm25", "depth"])
     args = ap.parse_args()
 
     settings = Settings()
@@ -192,6 +192,12 @@ def main() -> None:
     for how in ("max", "sum"):
         print(row(f"dense · {how}", score([to_docs(r, chunk_docs, how) for r in dense], qids, dataset.qrels)))
     if args.study == "single":
+        return
+    if args.study == "depth":
+        for depth in (100, 200, 300, 500, 1000):
+            fused = [weighted_fusion([d[:depth], k[:depth]], [0.5, 0.5]) for d, k in zip(dense, keyword["ragline (current)"])]
+            print(row(f"weighted min-max dense_weight=0.5 depth={depth} · max",
+                      score([to_docs(r, chunk_docs, "max") for r in fused], qids, dataset.qrels)))
         return
     if args.study == "bm25":
         bm25_study(texts, qtexts, qids, chunk_docs, dense, dataset.qrels)

@@ -222,3 +222,13 @@ def test_cli_reports_the_fallback(kb: Engine, monkeypatch) -> None:
 def test_cli_unknown_generator_exits_2(kb: Engine, monkeypatch) -> None:
     result = cli(kb, monkeypatch, IN_CORPUS, "--generator", "nope")
     assert result.exit_code == 2 and "unknown generator 'nope'" in result.stderr
+
+
+def test_keyword_mode_still_abstains_on_relevance(kb: Engine) -> None:
+    question = "How do I reset the password of the tea kettle router?"
+    answer = kb.ask(question, SCOPE, mode="keyword")
+    assert answer.search_mode == "keyword" and answer.context.sources
+    assert all(s.relevance is not None for s in answer.context.sources)  # the question was embedded anyway
+    strict = kb.settings.model_copy(update={"answer": AnswerSettings(relevance_floor=0.5)})
+    answer = Answerer(kb.store, kb.embedder, strict).ask(question, SCOPE, mode="keyword")
+    assert answer.abstained and {d.reason for d in answer.context.dropped} == {"threshold"}

@@ -8,7 +8,7 @@ from pydantic import ValidationError
 
 from ragline.answer.context import ContextBuilder
 from ragline.answer.tokens import default_counter
-from ragline.models import Document, Block, Hit, Scope
+from ragline.models import Block, Document, Hit, Scope
 from ragline.settings import AnswerSettings, ChunkingSettings
 
 COUNTER = default_counter()
@@ -122,7 +122,7 @@ def test_neighbouring_chunks_are_stitched_without_repeating_the_overlap(engine) 
     engine.add_documents([Document(source="long.txt", blocks=[Block(" ".join(sentences))])], scope)
     hits = engine.search("topic 6", scope, mode="keyword", k=1).hits
     assert hits and "topic 6" in hits[0].text
-    fetch = lambda h: engine.answerer._doc_chunks(scope, h)  # noqa: E731
+    fetch = lambda h: engine.answerer._doc_chunks(scope, h)
     plain = ContextBuilder().build(hits)
     wide = ContextBuilder(neighbours=1).build(hits, fetch_neighbours=fetch)
     text = wide.sources[0].text

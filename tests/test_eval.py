@@ -174,3 +174,19 @@ def test_eval_command_prints_the_documented_json(beir: Path, tmp_path: Path,
     assert cli.invoke(app, ["eval", str(beir), "--mode", "fuzzy"]).exit_code == 2
     missing = cli.invoke(app, ["eval", str(tmp_path / "nowhere")])
     assert missing.exit_code == 3 and "does not exist" in " ".join(missing.output.split())
+
+
+def test_bench_writes_results_json_and_a_readable_table(beir: Path, eval_settings: Settings, tmp_path: Path) -> None:
+    from ragline.eval.bench import run_bench, write_results
+
+    results = run_bench(eval_settings, beir, embed_texts=5, log=lambda _: None)
+    assert results["ingest"]["documents"] == len(TOPICS) + 1 and results["ingest"]["embedded"] > 0
+    assert results["reingest"]["embedded"] == 0 and results["reingest"]["unchanged"] == len(TOPICS) + 1
+    assert set(results["query_latency_ms"]) == {"hybrid", "dense", "keyword"}
+    assert results["quality"]["keyword"]["ndcg@10"] == pytest.approx(1.0)
+    assert results["embedding"]["texts"] == 5
+    assert results["embedding"]["sentence_transformers"]["status"].startswith("not applicable")
+    paths = write_results(results, tmp_path / "bench")
+    assert json.loads(paths["json"].read_text(encoding="utf-8"))["dataset"] == "tiny"
+    table = paths["md"].read_text(encoding="utf-8")
+    assert "| hybrid |" in table and "Unchanged re-ingest" in table

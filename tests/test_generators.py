@@ -112,9 +112,9 @@ def test_retry_after_is_capped_by_max_wait() -> None:
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404])
 def test_client_errors_are_not_retried(status: int) -> None:
-    with FakeLLMServer("openai", default=Status(status, message="invalid api key")) as server:
-        with pytest.raises(GeneratorError, match=f"openai: HTTP {status}: invalid api key"):
-            generator_for(server).generate(request())
+    with FakeLLMServer("openai", default=Status(status, message="invalid api key")) as server, \
+            pytest.raises(GeneratorError, match=f"openai: HTTP {status}: invalid api key"):
+        generator_for(server).generate(request())
     assert len(server.requests) == 1
 
 
@@ -145,16 +145,15 @@ def test_failure_mid_stream_raises_after_the_first_pieces(protocol: str) -> None
         with FakeLLMServer(protocol, default=behaviour) as server:
             got: list[str] = []
             with pytest.raises(GeneratorError, match=protocol):
-                for piece in generator_for(server).stream(request()):
-                    got.append(piece)
+                got.extend(generator_for(server).stream(request()))
         assert got and "".join(got) != "abcdefgh"
         assert len(server.requests) == 1  # once text has flowed, no silent retry
 
 
 def test_slow_stream_chunks_hit_the_read_timeout() -> None:
-    with FakeLLMServer("openai", default=Reply("a b c d", chunks=4, chunk_delay=0.8)) as server:
-        with pytest.raises(GeneratorError, match="stream timed out"):
-            list(generator_for(server, timeout=0.3).stream(request()))
+    with FakeLLMServer("openai", default=Reply("a b c d", chunks=4, chunk_delay=0.8)) as server, \
+            pytest.raises(GeneratorError, match="stream timed out"):
+        list(generator_for(server, timeout=0.3).stream(request()))
 
 
 def test_provider_keys_and_hosts_come_from_the_usual_variables() -> None:

@@ -30,7 +30,7 @@ PROTOCOLS = ("openai", "gemini", "anthropic")
 def quote_first_source(prompt: str) -> str:
     """A stand-in "model": answers with the first sentence of source [1], cited.
     Falls back to the no-answer line when the prompt holds no numbered source."""
-    match = re.search(r"^\[1\][^\n]*\n(.+?)(?:\n\n\[2\]|\n\nQuestion:|\Z)", prompt, re.S | re.M)
+    match = re.search(r"^\[1\][^\n]*\n(.+?)(?:\n\n\[2\]|\n\nQuestion:|\Z)", prompt, re.DOTALL | re.MULTILINE)
     if not match:
         return "The provided sources do not contain the answer to this question."
     text = " ".join(match.group(1).split())
@@ -110,7 +110,7 @@ class FakeLLMServer:
         self._server.shutdown()
         self._server.server_close()
 
-    def __enter__(self) -> FakeLLMServer:
+    def __enter__(self) -> FakeLLMServer:  # noqa: PYI034
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -192,7 +192,7 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             pass
 
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
             try:

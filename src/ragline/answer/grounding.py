@@ -25,8 +25,12 @@ from .prompt import is_no_answer
 from .text import AnswerSentence, answer_sentences, content_terms, split_sentences, strip_citations, term_overlap
 from .types import Grounding, SentenceCheck
 
-LEXICAL_FLOOR = 0.7
-SEMANTIC_FLOOR = 0.75
+# Measured on SciFact train with MiniLM (docs/answers.md): claims against their own
+# abstract are supported 95% of the time, against an unrelated abstract 3%. A
+# same-topic wrong source passes too (95%): these measures catch citations of
+# unrelated sources and claims no source is about, not subtle misattribution.
+LEXICAL_FLOOR = 0.4
+SEMANTIC_FLOOR = 0.4
 # Sentences with fewer content terms than this are judged by embeddings alone:
 # "Yes [1]." shares no terms with anything, and one shared term proves little.
 MIN_TERMS = 3

@@ -41,4 +41,4 @@ def build_prompt(question: str, context: RAGContext) -> Prompt:
 def is_no_answer(text: str) -> bool:
     """True when a generator said the sources do not contain the answer."""
     head = " ".join(text.strip().strip('"').split()).lower()
-    return head.startswith(NO_ANSWER.lower().rstrip(".")) or head.startswith("i don't know")
+    return head.startswith((NO_ANSWER.lower().rstrip("."), "i don't know"))

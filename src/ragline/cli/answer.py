@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 
+from ..answer.generators import GENERATORS
 from .common import AsJson, Collection, Owner, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
@@ -43,9 +44,9 @@ def ask(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    generator: Annotated[Optional[str], typer.Option(
-        "--generator", "-g", help="extractive (default, no model), openai, groq, ollama, gemini or anthropic.")] = None,
-    mode: Annotated[Optional[str], typer.Option(help="Search mode: hybrid, dense or keyword.")] = None,
+    generator: Annotated[str | None, typer.Option(
+        "--generator", "-g", help=f"One of: {', '.join(GENERATORS)} (default: settings, extractive).")] = None,
+    mode: Annotated[str | None, typer.Option(help="Search mode: hybrid, dense or keyword.")] = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print the answer as it is generated "
                                                          "(with --json: one JSON event per line).")] = False,
     details: Annotated[bool, typer.Option("--details", help="With --json: add per-sentence grounding "

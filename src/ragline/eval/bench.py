@@ -138,7 +138,9 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
     dataset = load_dataset(dataset_dir, "test")
     results: dict[str, Any] = {
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                    # Other work on the machine skews every timing; the load says how much there was.
+                    "load_average_1m_before": round(os.getloadavg()[0], 2)},
         "dataset": dataset.name, "chunking": settings.chunking.model_dump(),
         "search": settings.search.model_dump(),
     }
@@ -196,6 +198,7 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
             else:
                 embedding["sentence_transformers"] = {"status": f"not applicable (embedder {settings.embedder.name})"}
             results["embedding"] = embedding
+            results["machine"]["load_average_1m_after"] = round(os.getloadavg()[0], 2)
         finally:
             runner.close()
     return results
@@ -208,6 +211,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"# ragline bench — {results['dataset']}, {results['embedder']}",
         "",
         f"{results['when']} · {results['machine']['cpus']} CPUs · Python {results['machine']['python']} · "
+        f"load average {results['machine']['load_average_1m_before']} before, "
+        f"{results['machine'].get('load_average_1m_after')} after · "
         f"chunking {results['chunking']['method']} {results['chunking']['size']}/{results['chunking']['overlap']} "
         f"{results['chunking']['unit']}",
         "",

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 
 from ...errors import LoaderError
 from ...models import Block, Document
 
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
+
+_LINE_HYPHEN = re.compile(r"\ufffe\n?(?=(\w))")
 
 
 class PdfLoader:
@@ -45,6 +48,10 @@ class _Malformed(Exception):
 
 
 def _clean(text: str) -> str:
+    # PDFium marks a hyphen at a line break with U+FFFE: join a split word
+    # ("adip-iscing"), keep the hyphen of a compound ("Schwarz-Weiß").
+    text = _LINE_HYPHEN.sub(lambda m: "-" if m.group(1).isupper() else "", text.replace("\ufffe\r\n", "\ufffe"))
+    text = text.replace("\ufffe", "")
     lines = [line.rstrip() for line in text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     return "\n".join(lines).strip()
 
