@@ -73,15 +73,22 @@ ANALYZERS: dict[str, Callable[[str], list[str]]] = {
 
 
 # -- building the candidate lists -----------------------------------------------
-def build_chunks(corpus: Path, chunking: ChunkingSettings, token_length) -> tuple[list[str], list[str], list[str]]:
-    """(chunk BEIR doc ids, index texts, content hashes) as the ingest pipeline builds them."""
+def build_chunks(corpus: Path, chunking: ChunkingSettings, token_length,
+                 title: str = "prefix") -> tuple[list[str], list[str], list[str]]:
+    """(chunk BEIR doc ids, index texts, content hashes) as the ingest pipeline builds them
+    (``title="prefix"``: ``title\nchunk``), or with the title left out (``"none"``) or
+    written twice (``"twice"``, a keyword-side boost)."""
     documents = JsonLinesLoader().load(corpus.read_bytes(), corpus.name)
     chunker = make_chunker(chunking, token_length=token_length)
     docs, texts = [], []
     for document in documents:
         for chunk in chunker.chunk(document):
             docs.append(document.metadata["record_id"])
-            texts.append(f"{document.title}\n{chunk.text}" if document.title else chunk.text)
+            if not document.title or title == "none":
+                texts.append(chunk.text)
+            else:
+                texts.append(f"{document.title}\n{document.title}\n{chunk.text}" if title == "twice"
+                             else f"{document.title}\n{chunk.text}")
     return docs, texts, [content_hash(t) for t in texts]
 
 
@@ -164,6 +171,8 @@ def main() -> None:
     ap.add_argument("--dataset", type=Path, default=DATASET)
     ap.add_argument("--split", default="train")
     ap.add_argument("--chunking", default="recursive:1000:200", help="method:size:overlap[:unit]")
+    ap.add_argument("--title", default="prefix", choices=["prefix", "none", "twice"],
+                    help="title handling in the index text (the pipeline prefixes it)")
     ap.add_argument("--study", default="all", choices=["all", "analyzer", "fusion", "short", "single", "bm25", "depth"])
     args = ap.parse_args()
 
@@ -176,12 +185,13 @@ def main() -> None:
     cache = EmbeddingCache(settings.home / "embedding-cache.sqlite")
 
     started = time.perf_counter()
-    chunk_docs, texts, hashes = build_chunks(dataset.corpus, chunking, getattr(embedder, "count_tokens", None))
+    chunk_docs, texts, hashes = build_chunks(dataset.corpus, chunking, getattr(embedder, "count_tokens", None),
+                                             args.title)
     matrix = chunk_vectors(texts, hashes, embedder, cache)
     dense = dense_lists(matrix, query_vectors(dataset.queries, embedder, settings.home), DEPTH)
     print(f"<!-- {args.dataset.name} {args.split}: {len(qids)} queries, {len(texts)} chunks "
           f"({args.chunking}), model {embedder.model_id}; lists built in {time.perf_counter() - started:.0f} s -->")
-    print(f"\n#### {args.split} · chunking {args.chunking} · {len(texts)} chunks\n")
+    print(f"\n#### {args.split} · chunking {args.chunking} · title {args.title} · {len(texts)} chunks\n")
     print(HEADER)
     keyword = {}
     for name, analyze in (ANALYZERS.items() if args.study in ("all", "analyzer") else

@@ -22,15 +22,16 @@ def _run_demo(home: Path, log: Path) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "RAGLINE_HOME": str(home), "RAGLINE_SERVER__PORT": "0"}
     env.pop("RAGLINE_EMBEDDER__NAME", None)  # the default embedder, as make run uses
     process = subprocess.Popen([sys.executable, "-m", "ragline.demo"], env=env, stdout=subprocess.PIPE,
-                               stderr=log.open("ab"), text=True)
-    banner, deadline = "", time.monotonic() + 240
-    while "Press Ctrl+C" not in banner:
+                               stderr=log.open("ab"))
+    banner, deadline = b"", time.monotonic() + 240
+    while b"Press Ctrl+C" not in banner:
         assert process.poll() is None, f"demo exited: {log.read_text()[-2000:]}"
         assert time.monotonic() < deadline, f"no banner: {banner!r} {log.read_text()[-2000:]}"
+        # Raw reads: a buffered readline() could hold the rest of the banner where select() cannot see it.
         ready, _, _ = select.select([process.stdout], [], [], 1.0)
         if ready:
-            banner += process.stdout.readline()
-    return process, banner
+            banner += os.read(process.stdout.fileno(), 65536)
+    return process, banner.decode()
 
 
 def _stop(process: subprocess.Popen) -> None:

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +118,7 @@ def _reference(texts: list[str], ours: np.ndarray, ours_rate: float, python: Pat
         log(f"bench: sentence-transformers fp32 on {len(texts)} texts with {python}…")
         env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
         done = subprocess.run([str(python), "-c", _REFERENCE_SCRIPT, str(default_model_dir()), str(texts_path),
-                               str(out_path)], capture_output=True, text=True, env=env, timeout=3600)
+                               str(out_path)], capture_output=True, text=True, env=env, timeout=3600, check=False)
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             return {"status": "failed", "error": tail[0]}
@@ -137,7 +137,7 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
     """Measure everything listed in the module docstring; returns the results.json dict."""
     dataset = load_dataset(dataset_dir, "test")
     results: dict[str, Any] = {
-        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     # Other work on the machine skews every timing; the load says how much there was.
                     "load_average_1m_before": round(os.getloadavg()[0], 2)},
@@ -210,21 +210,21 @@ def render_markdown(results: dict[str, Any]) -> str:
     lines = [
         f"# ragline bench — {results['dataset']}, {results['embedder']}",
         "",
-        f"{results['when']} · {results['machine']['cpus']} CPUs · Python {results['machine']['python']} · "
-        f"load average {results['machine']['load_average_1m_before']} before, "
-        f"{results['machine'].get('load_average_1m_after')} after · "
-        f"chunking {results['chunking']['method']} {results['chunking']['size']}/{results['chunking']['overlap']} "
-        f"{results['chunking']['unit']}",
+        (f"{results['when']} · {results['machine']['cpus']} CPUs · Python {results['machine']['python']} · "
+         f"load average {results['machine']['load_average_1m_before']} before, "
+         f"{results['machine'].get('load_average_1m_after')} after · "
+         f"chunking {results['chunking']['method']} {results['chunking']['size']}/{results['chunking']['overlap']} "
+         f"{results['chunking']['unit']}"),
         "",
         "## Ingest (empty store, empty embedding cache)",
         "",
         "| documents | chunks | embedded | wall s | docs/s | chunks/s | embeddings/s | peak RSS MB | parser peak RSS MB |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        f"| {ing['documents']} | {ing['chunks']} | {ing['embedded']} | {ing['seconds']} | {ing['documents_per_s']} | "
-        f"{ing['chunks_per_s']} | {ing['embeddings_per_s']} | {ing['peak_rss_mb']} | {ing['parser_peak_rss_mb']} |",
+        (f"| {ing['documents']} | {ing['chunks']} | {ing['embedded']} | {ing['seconds']} | {ing['documents_per_s']} | "
+         f"{ing['chunks_per_s']} | {ing['embeddings_per_s']} | {ing['peak_rss_mb']} | {ing['parser_peak_rss_mb']} |"),
         "",
-        f"Unchanged re-ingest: {re_ing['seconds']} s, {re_ing['unchanged']} unchanged, "
-        f"{re_ing['embedded']} embedded.",
+        (f"Unchanged re-ingest: {re_ing['seconds']} s, {re_ing['unchanged']} unchanged, "
+         f"{re_ing['embedded']} embedded."),
         "",
         "## Query latency (warm, k = {k})".format(k=next(iter(results["query_latency_ms"].values()))["k"]),
         "",

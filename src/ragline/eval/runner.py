@@ -19,6 +19,7 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -110,17 +111,16 @@ class EvalRunner:
     def collection_name(self) -> str:
         """A name that changes whenever anything shaping the index changes."""
         key = json.dumps({
-            "corpus": self._corpus_hash(),
+            "corpus": self._corpus_hash,
             "model": self.engine.embedder.model_id,
             "chunking": self.settings.chunking.model_dump(),
             "analyzer": ANALYZER_VERSION,
         }, sort_keys=True)
         return f"{self.dataset.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
 
+    @cached_property
     def _corpus_hash(self) -> str:
-        if not hasattr(self, "_corpus_digest"):
-            self._corpus_digest = self.dataset.corpus_fingerprint()
-        return self._corpus_digest
+        return self.dataset.corpus_fingerprint()
 
     def prepare(self, progress: Progress | None = None) -> IngestSummary:
         """Ingest the corpus (incrementally: an unchanged collection does no work)."""
@@ -136,7 +136,7 @@ class EvalRunner:
         """Chunk hits to fetch so that about ``DOC_DEPTH`` distinct documents come back."""
         info = self.engine.store.get_collection(self.scope)
         per_doc = info.chunks / info.documents if info.documents else 1.0
-        return int(math.ceil(DOC_DEPTH * max(1.0, per_doc) * 2))
+        return math.ceil(DOC_DEPTH * max(1.0, per_doc) * 2)
 
     def run_mode(self, mode: str, *, k: int | None = None, aggregate: str | None = None,
                  limit: int | None = None, metrics: Sequence[str] = DEFAULT_METRICS) -> ModeResult:
