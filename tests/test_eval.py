@@ -190,3 +190,19 @@ def test_bench_writes_results_json_and_a_readable_table(beir: Path, eval_setting
     assert json.loads(paths["json"].read_text(encoding="utf-8"))["dataset"] == "tiny"
     table = paths["md"].read_text(encoding="utf-8")
     assert "| hybrid |" in table and "Unchanged re-ingest" in table
+
+
+def test_the_real_model_finds_the_answers(beir: Path, eval_settings: Settings, minilm) -> None:
+    """One small run with the default MiniLM embedder through the whole harness."""
+    from ragline.engine import Engine
+    from ragline.store.sqlite import SQLiteStore
+
+    settings = eval_settings.model_copy(update={"embedder": EmbedderSettings(name="minilm")})
+    engine = Engine(settings, embedder=minilm, store=SQLiteStore(settings.home / "eval.sqlite"))
+    runner = EvalRunner(settings, load_dataset(beir, "test"), engine=engine)
+    try:
+        dense, hybrid = runner.run_mode("dense"), runner.run_mode("hybrid")
+    finally:
+        runner.close()
+    assert dense.metrics["ndcg@10"] >= 0.8 and dense.metrics["recall@10"] == 1.0
+    assert hybrid.metrics["ndcg@10"] >= 0.9

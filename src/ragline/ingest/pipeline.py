@@ -22,7 +22,7 @@ import numpy as np
 from ..embed.base import Embedder, EmbeddingCache
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, stable_id
-from ..retrieve.analyzer import analyze
+from ..retrieve.analyzer import ANALYZER_VERSION, analyze
 from ..store.base import ChunkRecord, DocumentRecord, Store
 from .chunkers import Chunker
 from .loaders import supported_extensions
@@ -94,7 +94,10 @@ class Ingestor:
         self.chunker = chunker
         self.sandbox = sandbox
         self.cache = cache
-        self.config_hash = content_hash(json.dumps(chunking_config or {}, sort_keys=True))
+        # Chunking settings and the keyword analyzer both shape what is stored: a change
+        # to either re-indexes documents on their next ingest.
+        self.config_hash = content_hash(json.dumps({"chunking": chunking_config or {}, "analyzer": ANALYZER_VERSION},
+                                                   sort_keys=True))
         self.batch_chunks = batch_chunks
 
     # -- public ------------------------------------------------------------

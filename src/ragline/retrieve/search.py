@@ -43,6 +43,8 @@ class Searcher:
         if not query.strip():
             raise ConfigError("query is empty")
         timings: dict[str, float] = {}
+        # Hybrid fuses deeper lists than it returns: min-max fusion normalises each list
+        # against its own floor, which a 500-deep list estimates better (docs/quality.md).
         depth = max(k, self.settings.overfetch) if mode == "hybrid" else k
         dense: list[tuple[str, float]] = []
         keyword: list[tuple[str, float]] = []

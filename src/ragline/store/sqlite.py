@@ -412,7 +412,8 @@ class SQLiteStore(AdminTables):
                 f"SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c.\"end\", "
                 f"d.title, d.metadata, col.name, c.owner FROM chunks c JOIN documents d ON d.id = c.doc_id "
                 f"JOIN collections col ON col.id = c.collection_id "
-                f"WHERE c.tenant = ? AND c.collection_id IN ({','.join('?' * len(ids))}){owner_sql} "
+                # '+' keeps the planner on the id index (not a scan of the whole collection).
+                f"WHERE +c.tenant = ? AND +c.collection_id IN ({','.join('?' * len(ids))}){owner_sql} "
                 f"AND c.id IN ({','.join('?' * len(batch))})",
                 [scope.tenant, *ids.values(), *owner_params, *batch],
             )
