@@ -118,7 +118,9 @@ class Engine:
         # Chunking twice is cheap next to embedding, and gives an honest total up front.
         total = sum(len(ingestor.chunker.chunk(d)) for d in documents)
         progress("embedding", 0, total)
-        ingestor.embedder = _ReportingEmbedder(ingestor.embedder, self.settings.embedder.batch_size,
+        # Report every few batches: slices much larger than one batch keep the
+        # embedder's length-sorting (less padding) effective.
+        ingestor.embedder = _ReportingEmbedder(ingestor.embedder, self.settings.embedder.batch_size * 4,
                                                lambda done: progress("embedding", min(done, total), total))
         summary = ingestor.add_documents(documents, scope, origin=origin)
         progress("embedding", total, total)
