@@ -251,5 +251,8 @@ def _citations(answer: Answer, context: RAGContext) -> list[Citation]:
         source = context.source(n)
         assert source is not None
         out.append(Citation(n=n, chunk_id=source.chunk_id, doc_id=source.doc_id, source=source.hit.source,
-                            page=source.page, score=source.hit.score))
+                            # The question–passage cosine when known: comparable across answers,
+                            # unlike a fused rank score (the top hit of weighted fusion is always 1).
+                            page=source.page,
+                            score=source.relevance if source.relevance is not None else source.hit.score))
     return out
