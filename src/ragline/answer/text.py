@@ -19,10 +19,35 @@ def split_sentences(text: str) -> list[str]:
 
     out = []
     for sentence in segment("en", text):
-        sentence = sentence.strip()
-        if sentence:
-            out.append(sentence)
+        for part in _split_headings(sentence):
+            part = _BULLET.sub("", part.strip())
+            if part:
+                out.append(part)
     return out
+
+
+_BULLET = re.compile(r"^(?:[-*•·‣◦]|\d{1,2}[.)])\s+")
+_HEADING_LINE = re.compile(r"^[^\n.:;!?,]{1,80}$")
+
+
+def _split_headings(sentence: str) -> list[str]:
+    """Cut a heading line off the sentence that follows it ("Vacation\nEvery employee
+    receives…"): a short line without end punctuation, followed by a line that starts
+    with a capital. A wrapped line inside a sentence continues in lower case."""
+    lines = sentence.split("\n")
+    parts: list[str] = []
+    current: list[str] = []
+    for index, line in enumerate(lines):
+        current.append(line)
+        following = lines[index + 1].lstrip() if index + 1 < len(lines) else ""
+        stripped = line.strip()
+        if (following[:1].isupper() and _HEADING_LINE.match(stripped) and len(stripped.split()) <= 8
+                and len(current) == 1):
+            parts.append(stripped)
+            current = []
+    if current:
+        parts.append("\n".join(current))
+    return parts
 
 
 def cited_numbers(text: str) -> list[int]:
