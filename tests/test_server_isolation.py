@@ -65,8 +65,12 @@ def test_each_tenant_sees_only_its_own(world) -> None:
             collections = {c["name"] for c in client.get("/v1/collections").json()["collections"]}
             assert collections == set(tenant["collections"]), f"seed {SEED}"
             assert {m["id"] for m in client.get("/v1/models").json()["data"]} == collections
-            assert {j["id"] for j in client.get("/v1/jobs", params={"limit": 1000}).json()["jobs"]} == \
-                set(tenant["jobs"]), f"seed {SEED}"
+            listed: set[str] = set()
+            for owner in (None, "alice", "bob"):  # jobs follow document visibility: shared + own
+                jobs = client.get("/v1/jobs", params={"limit": 1000, **({"owner": owner} if owner else {})}).json()
+                assert all(j["owner"] in (None, owner) for j in jobs["jobs"]), f"seed {SEED}"
+                listed |= {j["id"] for j in jobs["jobs"]}
+            assert listed == set(tenant["jobs"]), f"seed {SEED}"
             for collection in tenant["collections"]:
                 for owner in (None, "alice", "bob"):
                     expected = _visible_tokens(tenant, collection, owner)

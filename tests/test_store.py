@@ -108,3 +108,37 @@ def test_hashing_embedder_is_deterministic_and_normalised() -> None:
     e = HashingEmbedder()
     a, b = e.embed_documents(["same text", "same text"])
     assert np.allclose(a, b) and abs(float(np.linalg.norm(a)) - 1) < 1e-6
+
+
+def test_nested_filter_values_are_config_errors(engine) -> None:
+    engine.add_documents(docs(2), S)
+    for bad in ({"year": [[2001]]}, {"year": {"gte": {"x": 1}}}, {"source": {"in": [["a"]]}}):
+        with pytest.raises(ConfigError, match="values must be"):
+            engine.search("x", S, filters=bad)
+
+
+def test_owner_deletes_only_its_own_documents(engine) -> None:
+    shared, ann = S, Scope("acme", ("kb",), "ann")
+    engine.add_documents([Document("shared.txt", [Block("shared handbook text")])], shared)
+    engine.add_documents([Document("mine.txt", [Block("ann private text")])], ann)
+    ids = {d.source: d.id for d in engine.store.list_documents(ann)}
+    assert engine.delete(ann, [ids["shared.txt"]]) == 0  # visible to ann, but not hers to delete
+    assert engine.delete(shared, [ids["mine.txt"]]) == 0
+    assert engine.delete(ann, [ids["mine.txt"]]) == 1
+    assert engine.delete(shared, [ids["shared.txt"]]) == 1
+
+
+def test_vector_index_is_not_reused_for_a_recreated_collection(tmp_path) -> None:
+    settings_path = tmp_path / "s.sqlite"
+    reader, writer = SQLiteStore(settings_path), SQLiteStore(settings_path)  # two processes' views
+    for store in (writer,):
+        store.ensure_collection(S, model_id="m", dimension=2)
+    rec = DocumentRecord(id="d1", source="a", origin=None, title=None, media_type="text/plain", content_hash="h")
+    chunk = ChunkRecord(id="c1", position=0, text="old", content_hash="x", start=0, end=3, terms="old")
+    writer.put_document(S, rec, [chunk], np.array([[1.0, 0.0]], np.float32))
+    assert reader.dense_search(S, np.array([1.0, 0.0], np.float32), 5) == [("c1", 1.0)]
+    writer.delete_collection(S)
+    writer.ensure_collection(S, model_id="m", dimension=2)
+    rec.id, chunk.id = "d2", "c2"
+    writer.put_document(S, rec, [chunk], np.array([[0.0, 1.0]], np.float32))
+    assert [c for c, _ in reader.dense_search(S, np.array([1.0, 0.0], np.float32), 5)] == ["c2"]

@@ -20,8 +20,10 @@ TEXT_FILE = "document.json"
 
 def _component(name: str) -> str:
     """A path component for a tenant or collection name; names outside the API's
-    safe pattern (possible from the CLI) are hex-encoded, never used raw."""
-    return name if _SAFE.match(name) else "x-" + name.encode("utf-8").hex()[:120]
+    safe pattern (possible from the CLI) are hashed, never used raw. The "_" prefix
+    cannot start a safe name and the full hash is kept, so two names never share
+    a directory (deleting one's collection must not delete another's uploads)."""
+    return name if _SAFE.match(name) else "_" + content_hash(name)
 
 
 def clean_filename(filename: str | None) -> str | None:

@@ -86,7 +86,7 @@ CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 
 @dataclass
 class _VectorIndex:
-    version: int
+    version: tuple[int, float]
     rowids: np.ndarray
     chunk_ids: list[str]
     owners: np.ndarray
@@ -307,7 +307,12 @@ class SQLiteStore(AdminTables):
         if not doc_ids:
             return 0
         ids = self._collection_ids(scope)
-        owner_sql, owner_params = self._owner_sql(scope, "documents")
+        # Writes touch exactly the scope's owner: an owner deletes only its own
+        # documents, an owner-less scope only shared ones.
+        if scope.owner is None:
+            owner_sql, owner_params = " AND owner IS NULL", []
+        else:
+            owner_sql, owner_params = " AND owner = ?", [scope.owner]
         deleted = 0
         with self._write() as conn:
             for cid in ids.values():
@@ -329,7 +334,9 @@ class SQLiteStore(AdminTables):
 
     # -- search --------------------------------------------------------------
     def _vector_index(self, cid: int) -> _VectorIndex:
-        version = self._read("SELECT version FROM collections WHERE id = ?", (cid,))[0][0]
+        # SQLite may reuse a deleted collection's id; the creation time tells them apart
+        # even when another process did the delete.
+        version = tuple(self._read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
         with self._index_lock:
             index = self._indexes.get(cid)
             if index is not None and index.version == version:

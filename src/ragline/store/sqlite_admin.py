@@ -174,13 +174,19 @@ class AdminTables:
         return _job(rows[0]) if rows else None
 
     def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
-                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000) -> list[JobInfo]:
-        """A tenant's jobs, newest first; optionally only the newest per document."""
+                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000,
+                  all_owners: bool = True, owner: str | None = None) -> list[JobInfo]:
+        """A tenant's jobs, newest first; optionally only the newest per document.
+        With ``all_owners=False``, only the jobs ``owner`` may see, as for documents:
+        shared ones, plus its own (filtered before ``limit``)."""
         where, params = ["tenant = ?"], [tenant]
         for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
+        if not all_owners:
+            where.append("owner IS NULL" if owner is None else "(owner IS NULL OR owner = ?)")
+            params += [] if owner is None else [owner]
         sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
         if latest_per_document:
             sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "

@@ -141,6 +141,8 @@ def delete_document(doc_id: str, request: Request, who: Tenant, owner: Owner = N
     doc, job = _find(request, who, doc_id, note_owner(request, owner))
     collection = doc.collection if doc is not None else job.collection  # type: ignore[union-attr]
     doc_owner = doc.owner if doc is not None else job.owner  # type: ignore[union-attr]
+    if doc_owner != (owner or None):  # deletes touch exactly the caller's owner (see docs/api.md)
+        raise not_found(f"document {doc_id!r}")
     scope = Scope(who.tenant, (collection,), doc_owner)
     uploads = request.app.state.uploads
     # Records files (JSON Lines) yield several documents from one upload: all go.

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 
 from ..auth import Tenant
-from ..deps import store
+from ..deps import Owner, note_owner, store
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
 from ..schemas import NAME_PATTERN, JobList, JobOut
@@ -19,10 +19,11 @@ router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=responses(401, 42
 def list_jobs(request: Request, who: Tenant,
               collection: Annotated[str | None, Query(pattern=NAME_PATTERN)] = None,
               state: Literal["queued", "parsing", "embedding", "indexed", "failed"] | None = None,
-              limit: Annotated[int, Query(ge=1, le=1000)] = 100) -> dict:
-    """The tenant's jobs, newest first."""
+              limit: Annotated[int, Query(ge=1, le=1000)] = 100, owner: Owner = None) -> dict:
+    """The tenant's jobs, newest first: shared documents' jobs, plus the owner's own."""
     runner = request.app.state.runner
-    jobs = store(request).list_jobs(who.tenant, collection=collection, state=state, limit=limit)
+    jobs = store(request).list_jobs(who.tenant, collection=collection, state=state, limit=limit,
+                                    all_owners=False, owner=note_owner(request, owner))
     return {"jobs": [job_to_dict(j, runner.live(j.id)) for j in jobs]}
 
 
