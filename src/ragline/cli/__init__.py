@@ -3,10 +3,12 @@ data goes to stdout, messages and progress to stderr."""
 
 from __future__ import annotations
 
-from . import core  # noqa: F401  (ingest, sync, search, status)
-from . import answer  # noqa: F401  (ask)
-from . import evaluate  # noqa: F401
-from . import server  # noqa: F401  (serve, tenant, key, jobs)
+from . import (
+    answer,  # noqa: F401  (ask)
+    core,  # noqa: F401  (ingest, sync, search, status)
+    evaluate,  # noqa: F401
+    server,  # noqa: F401  (serve, tenant, key, jobs)
+)
 from .common import app
 
 
