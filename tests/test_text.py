@@ -18,3 +18,9 @@ def test_wrapped_line_inside_a_sentence_stays_whole() -> None:
 def test_list_markers_are_dropped() -> None:
     assert split_sentences("- There is no monthly fee.\n* Cards are free.") == [
         "There is no monthly fee.", "Cards are free."]
+
+
+def test_extractive_citation_joins_hard_wrapped_lines() -> None:
+    from ragline.answer.generators.extractive import with_citation
+
+    assert with_citation("The fee is €5 per day the account\nis overdrawn.", 2) == "The fee is €5 per day the account is overdrawn [2]."

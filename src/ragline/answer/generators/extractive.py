@@ -46,8 +46,9 @@ class _Candidate:
 
 
 def with_citation(sentence: str, n: int) -> str:
-    """``Claim text [2].`` — the marker goes before the closing punctuation."""
-    sentence = sentence.rstrip()
+    """``Claim text [2].`` — the marker goes before the closing punctuation; the
+    source's hard line wraps become spaces."""
+    sentence = " ".join(sentence.split())
     if sentence and sentence[-1] in ".!?":
         return f"{sentence[:-1]} [{n}]{sentence[-1]}"
     return f"{sentence} [{n}]"
