@@ -34,18 +34,21 @@ class BeirDataset:
         return digest.hexdigest()
 
 
-def load_queries(path: Path) -> dict[str, str]:
-    """query id → text from a JSON Lines file of ``{"_id", "text"}`` objects."""
-    queries: dict[str, str] = {}
+def _lines(path: Path, what: str) -> list[tuple[int, str]]:
+    """(line number, line) for the non-blank lines of a UTF-8 text file."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise NotFoundError(f"cannot read queries file {path}: {exc.strerror or exc}") from exc
+        raise NotFoundError(f"cannot read {what} file {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    return [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+
+
+def load_queries(path: Path) -> dict[str, str]:
+    """query id → text from a JSON Lines file of ``{"_id", "text"}`` objects."""
+    queries: dict[str, str] = {}
+    for number, line in _lines(path, "queries"):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
@@ -59,15 +62,7 @@ def load_queries(path: Path) -> dict[str, str]:
 def load_qrels(path: Path) -> dict[str, dict[str, int]]:
     """query id → {doc id: grade}. A first line whose grade is not an integer is a header."""
     qrels: dict[str, dict[str, int]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise NotFoundError(f"cannot read qrels file {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, line in _lines(path, "qrels"):
         fields = line.split("\t") if "\t" in line else line.split()
         fields = [f.strip() for f in fields]
         if len(fields) == 4:  # TREC: qid iteration docid grade

@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..embed import make_embedder
+from ..embed.base import CountingEmbedder
 from ..engine import Engine
 from ..ingest.chunkers import make_chunker
 from ..ingest.loaders.structured import JsonLinesLoader
@@ -55,30 +56,6 @@ seconds = time.perf_counter() - t0
 np.save(out_path, np.asarray(vectors, dtype=np.float32))
 print(json.dumps({"seconds": seconds, "torch": torch.__version__, "threads": torch.get_num_threads()}))
 """
-
-
-class _TimedEmbedder:
-    """Wraps an embedder to add up the time spent embedding documents."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dimension = inner.dimension
-        self.seconds = 0.0
-        self.texts = 0
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        started = time.perf_counter()
-        out = self.inner.embed_documents(texts)
-        self.seconds += time.perf_counter() - started
-        self.texts += len(texts)
-        return out
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self.inner.embed_query(text)
-
-    def __getattr__(self, name: str) -> Any:  # count_tokens and friends
-        return getattr(self.inner, name)
 
 
 def _peak_rss_mb(who: int) -> float:
@@ -147,7 +124,7 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
     with tempfile.TemporaryDirectory(prefix="ragline-bench-") as home:
         bench_settings = settings.model_copy(update={"home": Path(home)})
         # The ONNX graph cache stays in the real home: building it is not what is measured.
-        embedder = _TimedEmbedder(make_embedder(settings.embedder, cache_dir=settings.home / "models"))
+        embedder = CountingEmbedder(make_embedder(settings.embedder, cache_dir=settings.home / "models"))
         engine = Engine(bench_settings, embedder=embedder)
         runner = EvalRunner(bench_settings, dataset, engine=engine)
         try:
