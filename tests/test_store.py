@@ -142,3 +142,16 @@ def test_vector_index_is_not_reused_for_a_recreated_collection(tmp_path) -> None
     rec.id, chunk.id = "d2", "c2"
     writer.put_document(S, rec, [chunk], np.array([[0.0, 1.0]], np.float32))
     assert [c for c, _ in reader.dense_search(S, np.array([1.0, 0.0], np.float32), 5)] == ["c2"]
+
+
+def test_vectors_and_document_chunk_ids_respect_the_scope(engine) -> None:
+    ann, bob = Scope("acme", ("kb",), "ann"), Scope("acme", ("kb",), "bob")
+    # Two identical paragraphs: both chunks must be listed, in reading order.
+    same = "Same paragraph here. " * 40
+    text = f"{same}\n\n{same}\n\nA different closing paragraph."
+    engine.add_documents([Document("a.txt", [Block(text)])], ann)
+    (doc,) = engine.store.list_documents(ann)
+    chunk_ids = engine.store.document_chunk_ids(ann, doc.id)
+    assert len(chunk_ids) == doc.chunks >= 3 and len(set(chunk_ids)) == len(chunk_ids)
+    assert set(engine.store.vectors(ann, chunk_ids)) == set(chunk_ids)
+    assert engine.store.document_chunk_ids(bob, doc.id) == [] and engine.store.vectors(bob, chunk_ids) == {}

@@ -54,10 +54,6 @@ class Engine:
             self._sandbox = ParserSandbox(self.settings.limits)
         return self._sandbox
 
-    def _token_length(self):
-        count = getattr(self.embedder, "count_tokens", None)
-        return count
-
     def collection(self, scope: Scope, chunking: ChunkingSettings | None = None) -> CollectionInfo:
         """Create the scope's collection if needed (recording model and chunking), or
         check the existing one matches this engine's embedding model."""
@@ -68,7 +64,7 @@ class Engine:
     def _ingestor(self, scope: Scope) -> Ingestor:
         info = self.collection(scope)
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
-        chunker = make_chunker(chunking, token_length=self._token_length())
+        chunker = make_chunker(chunking, token_length=getattr(self.embedder, "count_tokens", None))
         return Ingestor(self.store, self.embedder, chunker, self.sandbox, cache=self.embedding_cache,
                         chunking_config=chunking.model_dump(), batch_chunks=max(64, self.settings.embedder.batch_size * 8))
 

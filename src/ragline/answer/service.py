@@ -144,9 +144,7 @@ class Answerer:
         missing). Empty when there is no query vector (keyword-only search)."""
         if query_vector is None or not hits:
             return {}
-        stored: dict[str, np.ndarray] = {}
-        for doc_id in dict.fromkeys(h.doc_id for h in hits):
-            stored.update((cid, vec) for cid, vec in self.store.chunk_vectors(scope, doc_id).values())
+        stored = self.store.vectors(scope, [h.chunk_id for h in hits])
         missing = [h for h in hits if h.chunk_id not in stored]
         if missing:
             vectors = (memo or self.embedder).embed_documents([h.text for h in missing])
@@ -229,7 +227,7 @@ class Answerer:
         answer.citations = _citations(answer, context)
 
     def _doc_chunks(self, scope: Scope, hit: Hit) -> list[Hit]:
-        ids = [(cid, 0.0) for cid, _ in self.store.chunk_vectors(scope, hit.doc_id).values()]
+        ids = [(cid, 0.0) for cid in self.store.document_chunk_ids(scope, hit.doc_id)]
         return self.store.get_hits(scope, ids)
 
     def close(self) -> None:

@@ -33,6 +33,13 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]
         yield update
 
 
+def _run_ingest(run: Callable[[Any, Callable[[int, int, str], None] | None], Any], as_json: bool) -> None:
+    """Run an ingest-like operation with a progress bar, then report its summary."""
+    with _engine() as engine, _progress(True) as progress:
+        summary = run(engine, progress)
+    _report_ingest(summary.to_dict(), as_json)
+
+
 def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
     if as_json:
         _print_json(summary)
@@ -58,9 +65,8 @@ def ingest(
     as_json: AsJson = False,
 ) -> None:
     """Load, chunk, embed and store files (unchanged files do no work)."""
-    with _engine() as engine, _progress(True) as progress:
-        summary = engine.ingest(paths, _scope(tenant, collection, owner), password=password, progress=progress)
-    _report_ingest(summary.to_dict(), as_json)
+    _run_ingest(lambda engine, progress: engine.ingest(paths, _scope(tenant, collection, owner), password=password,
+                                                       progress=progress), as_json)
 
 
 @app.command()
@@ -73,9 +79,8 @@ def sync(
     as_json: AsJson = False,
 ) -> None:
     """Ingest a directory and delete documents whose files are gone."""
-    with _engine() as engine, _progress(True) as progress:
-        summary = engine.sync(directory, _scope(tenant, collection, owner), password=password, progress=progress)
-    _report_ingest(summary.to_dict(), as_json)
+    _run_ingest(lambda engine, progress: engine.sync(directory, _scope(tenant, collection, owner), password=password,
+                                                     progress=progress), as_json)
 
 
 @app.command()

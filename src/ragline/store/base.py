@@ -97,6 +97,14 @@ class Store(Protocol):
         """content_hash → (chunk_id, vector) for a stored document's chunks."""
         ...
 
+    def vectors(self, scope: Scope, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        """chunk_id → stored vector, for the given chunks visible in the scope."""
+        ...
+
+    def document_chunk_ids(self, scope: Scope, doc_id: str) -> list[str]:
+        """A visible document's chunk ids in reading order (empty if not visible)."""
+        ...
+
     def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
                      vectors: np.ndarray) -> None:
         """Atomically replace a document and all its chunks."""

@@ -267,6 +267,29 @@ class SQLiteStore(AdminTables):
                           (doc_id, scope.tenant))
         return {h: (cid, np.frombuffer(v, dtype=np.float32)) for h, cid, v in rows}
 
+    def vectors(self, scope: Scope, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        if not chunk_ids:
+            return {}
+        ids = self._collection_ids(scope)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        found: dict[str, np.ndarray] = {}
+        for i in range(0, len(chunk_ids), 500):
+            batch = chunk_ids[i:i + 500]
+            rows = self._read(
+                f"SELECT c.id, c.vector FROM chunks c WHERE +c.tenant = ? "
+                f"AND +c.collection_id IN ({','.join('?' * len(ids))}){owner_sql} AND c.id IN ({','.join('?' * len(batch))})",
+                [scope.tenant, *ids.values(), *owner_params, *batch],
+            )
+            found.update((cid, np.frombuffer(v, dtype=np.float32)) for cid, v in rows)
+        return found
+
+    def document_chunk_ids(self, scope: Scope, doc_id: str) -> list[str]:
+        if self.get_document(scope, doc_id) is None:
+            return []
+        rows = self._read("SELECT id FROM chunks WHERE doc_id = ? AND tenant = ? ORDER BY position",
+                          (doc_id, scope.tenant))
+        return [r[0] for r in rows]
+
     def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
                      vectors: np.ndarray) -> None:
         if len(chunks) != len(vectors):

@@ -10,6 +10,7 @@ text (the answer service restarts with the extractive fallback).
 from __future__ import annotations
 
 import email.utils
+import json
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -127,13 +128,7 @@ class HTTPGenerator:
         def call() -> dict[str, Any]:
             response = self._client.post(url, json=body, headers=headers)
             self._check(response)
-            try:
-                data = response.json()
-            except ValueError as exc:
-                raise GeneratorError(f"{self.name}: reply is not JSON: {response.text[:200]!r}") from exc
-            if not isinstance(data, dict):
-                raise GeneratorError(f"{self.name}: unexpected reply: {str(data)[:200]}")
-            return data
+            return _json_object(self.name, "reply", response.text)
 
         return self._with_retries(call)
 
@@ -171,11 +166,16 @@ class HTTPGenerator:
             response.close()
 
 
-def parse_json_event(generator: str, event: ServerSentEvent) -> dict[str, Any]:
+def _json_object(generator: str, what: str, raw: str) -> dict[str, Any]:
+    """``raw`` decoded as a JSON object, or a GeneratorError naming the provider."""
     try:
-        data = event.json()
+        data = json.loads(raw)
     except ValueError as exc:
-        raise GeneratorError(f"{generator}: bad event data: {event.data[:200]!r}") from exc
+        raise GeneratorError(f"{generator}: {what} is not JSON: {raw[:200]!r}") from exc
     if not isinstance(data, dict):
-        raise GeneratorError(f"{generator}: bad event data: {event.data[:200]!r}")
+        raise GeneratorError(f"{generator}: unexpected {what}: {raw[:200]!r}")
     return data
+
+
+def parse_json_event(generator: str, event: ServerSentEvent) -> dict[str, Any]:
+    return _json_object(generator, "event data", event.data)
