@@ -148,7 +148,7 @@ def test_vectors_and_document_chunk_ids_respect_the_scope(engine) -> None:
     ann, bob = Scope("acme", ("kb",), "ann"), Scope("acme", ("kb",), "bob")
     # Two identical paragraphs: both chunks must be listed, in reading order.
     same = "Same paragraph here. " * 40
-    text = f"{same}\n\n{same}\n\nA different closing paragraph."
+    text = f"{same}\n\n{same}\n\n" + "A different closing paragraph. " * 10
     engine.add_documents([Document("a.txt", [Block(text)])], ann)
     (doc,) = engine.store.list_documents(ann)
     chunk_ids = engine.store.document_chunk_ids(ann, doc.id)
