@@ -24,15 +24,14 @@ KEY_FILE = "demo-key.txt"
 
 def demo_key(engine: Engine) -> str:
     """The demo tenant's key: the kept one while it is still valid, else a new one."""
-    store = engine.store
     path = engine.settings.home / KEY_FILE
     if path.is_file():
         key = path.read_text(encoding="utf-8").strip()
-        info = store.verify_api_key(key)
+        info = engine.verify_api_key(key)
         if info is not None and info.tenant == TENANT:
             return key
-    store.ensure_tenant(TENANT)
-    _, key = store.create_api_key(TENANT, "demo (make run)")
+    engine.ensure_tenant(TENANT)
+    _, key = engine.create_api_key(TENANT, "demo (make run)")
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # a secret: owner-only
     with os.fdopen(fd, "w", encoding="utf-8") as handle:

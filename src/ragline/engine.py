@@ -10,20 +10,25 @@ from typing import TYPE_CHECKING, Any
 
 from .embed import make_embedder
 from .embed.base import Embedder, EmbeddingCache
+from .engine_admin import EngineAdmin
 from .ingest.chunkers import make_chunker
 from .ingest.pipeline import Ingestor, IngestSummary, Progress
 from .ingest.sandbox import ParserSandbox
 from .models import Document, Scope
 from .retrieve.search import Searcher, SearchResult
 from .settings import ChunkingSettings, Settings
-from .store import Store, open_store
-from .store.base import CollectionInfo, Filters
+from .store import Store, backend_for, open_store, redact
+from .store.filters import Filters
+from .store.types import CollectionInfo
 
 if TYPE_CHECKING:
     from .answer import Answer, Answerer, AnswerStream, Generator
 
 
-class Engine:
+class Engine(EngineAdmin):
+    """Ingest, search and answer over one store with one embedding model; the
+    bookkeeping operations (tenants, keys, documents, jobs) come from ``EngineAdmin``."""
+
     def __init__(self, settings: Settings | None = None, *, embedder: Embedder | None = None,
                  store: Store | None = None) -> None:
         self.settings = settings or Settings()
@@ -151,13 +156,10 @@ class Engine:
         typed Answer is on the stream's ``.answer`` afterwards."""
         return self.answerer.stream(question, scope, generator=generator, mode=mode, filters=filters)
 
-    def delete(self, scope: Scope, doc_ids: list[str]) -> int:
-        return self.store.delete_documents(scope, doc_ids)
-
     def status(self) -> dict[str, Any]:
         store = self.store
         tenants = []
-        for tenant in store.tenants():
+        for tenant in store.catalog.tenants():
             tenants.append({
                 "tenant": tenant,
                 "collections": [
@@ -166,8 +168,9 @@ class Engine:
                     for c in store.list_collections(tenant)
                 ],
             })
-        counts = store.counts() if hasattr(store, "counts") else {}
-        return {"home": str(self.settings.home), "store": self.settings.store,
+        counts = store.catalog.counts()
+        url = self.settings.store.url
+        return {"home": str(self.settings.home), "store": backend_for(url), "store_url": redact(url or store.url),
                 "model": self.embedder.model_id, **counts, "details": tenants}
 
     def close(self) -> None:

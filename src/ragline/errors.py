@@ -8,7 +8,8 @@ parser and HTTP exceptions are mapped at the boundary where they occur
     ├── ConfigError          bad settings or arguments (also ValueError)
     ├── LoaderError          a file could not be read or parsed (names the file)
     ├── EmbedderError        the embedding model is missing or failed
-    ├── StoreError           the store is unavailable or refused an operation
+    ├── StoreError           the store refused an operation
+    │   ├── StoreUnavailableError  the database cannot be reached now (HTTP 503; retry)
     │   ├── NotFoundError    no such tenant/collection/document in this scope
     │   └── ModelMismatchError  a collection was filled by another embedding model
     └── GeneratorError       an answer provider failed (after retries)
@@ -43,6 +44,10 @@ class EmbedderError(RaglineError):
 
 class StoreError(RaglineError):
     """The store is unavailable or refused an operation."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database cannot be reached or is out of space; retrying later may work."""
 
 
 class NotFoundError(StoreError):

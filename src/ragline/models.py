@@ -93,13 +93,26 @@ class Chunk:
 
 @dataclass
 class Hit:
-    """One search result."""
+    """One search result: a chunk, where it sits, and its score.
+
+    ``score`` is what the search that found it produced (cosine for dense, BM25 for
+    keyword, the fused score for hybrid). ``metadata`` is the user's metadata of
+    the document only; ragline's own fields are attributes, so a user key named
+    ``page`` never overwrites the page."""
 
     chunk_id: str
     doc_id: str
     source: str
     score: float
     text: str
+    collection: str = ""
+    title: str | None = None
+    page: int | None = None
+    section: str | None = None
+    position: int = 0
+    start: int = 0
+    end: int = 0
+    owner: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,5 +122,13 @@ class Hit:
             "source": self.source,
             "score": round(float(self.score), 6),
             "text": self.text,
+            "collection": self.collection,
+            "title": self.title,
+            "page": self.page,
+            "section": self.section,
+            "position": self.position,
+            "start": self.start,
+            "end": self.end,
+            "owner": self.owner,
             "metadata": self.metadata,
         }

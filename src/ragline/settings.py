@@ -98,9 +98,40 @@ class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
     admin_key: str | None = None
-    job_workers: int = Field(default=1, ge=1, le=32)
+    job_workers: int = Field(default=1, ge=0, le=32)  # 0: this process only serves; `ragline worker` ingests
+    job_lease_s: float = Field(default=30.0, ge=1.0, le=3600.0)  # a dead worker's job is taken again after this
     max_file_mb: float = Field(default=50.0, gt=0)
     max_request_mb: float = Field(default=200.0, gt=0)
+
+
+class StoreSettings(BaseModel):
+    """Where data lives, chosen by one URL (``RAGLINE_STORE__URL``):
+
+    - unset: SQLite at ``<home>/ragline.sqlite`` (the embedded default);
+    - a path, or ``sqlite:///abs/path.sqlite``: SQLite there;
+    - ``postgresql://user:pass@host:5432/db``: PostgreSQL with pgvector (catalog,
+      admin and indexes);
+    - ``qdrant:///abs/dir`` (local mode), ``qdrant://:memory:``, ``qdrant://host:6333``
+      or ``http(s)://host:6333``: Qdrant for the indexes, with the catalog and admin
+      data at ``catalog_url`` (a SQLite path or a PostgreSQL URL; default SQLite in home).
+    """
+
+    url: str | None = None
+    catalog_url: str | None = None
+    pool_size: int = Field(default=10, ge=1, le=200)  # PostgreSQL connections per process
+    connect_timeout: float = Field(default=5.0, gt=0, le=120)
+    statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant)
+    qdrant_api_key: str | None = None
+    qdrant_prefix: str = Field(default="ragline", pattern=r"^[A-Za-z0-9_-]{1,40}$")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: object) -> object:
+        # RAGLINE_STORE=<url> (or the old RAGLINE_STORE=sqlite) as shorthand for store.url.
+        if isinstance(value, str):
+            return {"url": None if value in ("", "sqlite") else value}
+        return value
 
 
 class Settings(BaseSettings):
@@ -113,7 +144,7 @@ class Settings(BaseSettings):
     )
 
     home: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("ragline")))
-    store: Literal["sqlite"] = "sqlite"
+    store: StoreSettings = StoreSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     search: SearchSettings = SearchSettings()
@@ -140,4 +171,5 @@ class Settings(BaseSettings):
 
     @property
     def db_path(self) -> Path:
+        """The embedded default's SQLite file (when ``store.url`` is unset)."""
         return self.home / "ragline.sqlite"

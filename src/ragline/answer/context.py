@@ -50,15 +50,15 @@ class Source:
 
     @property
     def page(self) -> int | None:
-        return self.hit.metadata.get("page")
+        return self.hit.page
 
     @property
     def title(self) -> str | None:
-        return self.hit.metadata.get("title")
+        return self.hit.title
 
     @property
     def section(self) -> str | None:
-        return self.hit.metadata.get("section")
+        return self.hit.section
 
     def label(self) -> str:
         """``Title — corpus.jsonl#12, p. 3, § Methods``: what the generator sees."""
@@ -206,12 +206,8 @@ class ContextBuilder:
         return None
 
     def _with_neighbours(self, hit: Hit, span: tuple[int, int], fetch: NeighbourFetcher) -> tuple[str, tuple[int, int]]:
-        position = hit.metadata.get("position")
-        if position is None:
-            return hit.text, span
         near = [h for h in fetch(hit) if h.chunk_id != hit.chunk_id and _span(h) is not None
-                and h.metadata.get("position") is not None
-                and abs(h.metadata["position"] - position) <= self.neighbours]
+                and abs(h.position - hit.position) <= self.neighbours]
         pieces = sorted([(span[0], span[1], hit.text)] + [(*_span(h), h.text) for h in near])  # type: ignore[misc]
         text, start, end = pieces[0][2], pieces[0][0], pieces[0][1]
         for s, e, t in pieces[1:]:
@@ -240,10 +236,7 @@ class ContextBuilder:
 
 
 def _span(hit: Hit) -> tuple[int, int] | None:
-    start, end = hit.metadata.get("start"), hit.metadata.get("end")
-    if isinstance(start, int) and isinstance(end, int) and end > start:
-        return start, end
-    return None
+    return (hit.start, hit.end) if hit.end > hit.start else None
 
 
 def _norm_hash(text: str) -> str:

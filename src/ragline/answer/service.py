@@ -24,7 +24,8 @@ from ..errors import ConfigError, EmbedderError, GeneratorError
 from ..models import Hit, Scope
 from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings
-from ..store.base import Filters, Store
+from ..store import Store
+from ..store.filters import Filters
 from .context import ContextBuilder, RAGContext
 from .generators import GenerationRequest, Generator, make_generator
 from .generators.extractive import ExtractiveGenerator

@@ -113,7 +113,7 @@ def search(
     for column in ("#", "score", "source", "text"):
         table.add_column(column)
     for n, hit in enumerate(result.hits, start=1):
-        page = hit.metadata.get("page")
+        page = hit.page
         where_text = f"{hit.source}" + (f" p.{page}" if page else "")
         table.add_row(str(n), f"{hit.score:.3f}", where_text, hit.text[:300])
     out.print(table)

@@ -9,12 +9,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..store.sqlite_admin import JOB_STATES
+from ..store.types import JOB_STATES, NAME_PATTERN
 from .common import AsJson, app, err, load_settings, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+NAME = re.compile(NAME_PATTERN)
 
 tenant_app = typer.Typer(help="Manage tenants.", no_args_is_help=True)
 key_app = typer.Typer(help="Manage tenant API keys.", no_args_is_help=True)
@@ -42,9 +42,8 @@ def tenant_create(name: Annotated[str, typer.Argument(help="Tenant name (A–Z a
         err.print(f"[red]error:[/red] invalid tenant name {name!r}: use 1–64 of A–Z a–z 0–9 . _ -")
         raise typer.Exit(2)
     with _engine() as engine:
-        existed = engine.store.tenant_created(name) is not None
-        engine.store.ensure_tenant(name)
-    err.print(f"tenant {name} {'already exists' if existed else 'created'}")
+        created = engine.ensure_tenant(name)
+    err.print(f"tenant {name} {'created' if created else 'already exists'}")
 
 
 @key_app.command("create")
@@ -54,10 +53,10 @@ def key_create(
 ) -> None:
     """Create an API key for a tenant and print it (shown only once) alone on stdout."""
     with _engine() as engine:
-        if engine.store.tenant_created(tenant) is None:
+        if engine.tenant_created(tenant) is None:
             err.print(f"[red]not found:[/red] tenant {tenant!r} (create it with: ragline tenant create {tenant})")
             raise typer.Exit(3)
-        info, secret = engine.store.create_api_key(tenant, label)
+        info, secret = engine.create_api_key(tenant, label)
     err.print(f"key {info.id} created for tenant {tenant}; it is not shown again")
     print(secret)
 
@@ -76,9 +75,9 @@ def jobs(
         err.print(f"[red]error:[/red] unknown state {state!r}; choose one of: {', '.join(JOB_STATES)}")
         raise typer.Exit(2)
     with _engine() as engine:
-        tenants = [tenant] if tenant else engine.store.tenants()
+        tenants = [tenant] if tenant else engine.tenants()
         rows = [{"tenant": t, **job_to_dict(j)} for t in tenants
-                for j in engine.store.list_jobs(t, state=state, limit=limit)]
+                for j in engine.list_jobs(t, state=state, limit=limit)]
     if as_json:
         _print_json(rows)
         return

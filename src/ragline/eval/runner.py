@@ -32,7 +32,7 @@ from ..models import Hit, Scope
 from ..retrieve.analyzer import ANALYZER_VERSION
 from ..retrieve.search import MODES
 from ..settings import Settings
-from ..store.sqlite import SQLiteStore
+from ..store import open_store
 from .beir import BeirDataset
 from .metrics import DEFAULT_METRICS, evaluate
 
@@ -98,9 +98,13 @@ class EvalRunner:
         self.settings = settings
         self.dataset = dataset
         if engine is None:
-            path_tag = hashlib.sha256(str(dataset.root).encode()).hexdigest()[:8]
-            store = SQLiteStore(settings.home / "eval" / f"{dataset.name}-{path_tag}.sqlite")
-            engine = Engine(settings, store=store)
+            # On the embedded default, each dataset gets its own file beside the user's data;
+            # with a configured backend (PostgreSQL, Qdrant) the "eval" tenant lives there.
+            url = settings.store.url
+            if url is None:
+                path_tag = hashlib.sha256(str(dataset.root).encode()).hexdigest()[:8]
+                url = str(settings.home / "eval" / f"{dataset.name}-{path_tag}.sqlite")
+            engine = Engine(settings, store=open_store(settings, url))
         self.engine = engine
         self.ingest_summary: IngestSummary | None = None
 
@@ -134,7 +138,7 @@ class EvalRunner:
 
     def chunk_depth(self) -> int:
         """Chunk hits to fetch so that about ``DOC_DEPTH`` distinct documents come back."""
-        info = self.engine.store.get_collection(self.scope)
+        info = self.engine.get_collection(self.scope)
         per_doc = info.chunks / info.documents if info.documents else 1.0
         return math.ceil(DOC_DEPTH * max(1.0, per_doc) * 2)
 

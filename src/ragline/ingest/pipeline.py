@@ -23,7 +23,8 @@ from ..embed.base import Embedder, EmbeddingCache
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, stable_id
 from ..retrieve.analyzer import ANALYZER_VERSION, analyze
-from ..store.base import ChunkRecord, DocumentRecord, Store
+from ..store import Store
+from ..store.types import ChunkRecord, DocumentRecord
 from .chunkers import Chunker
 from .loaders import supported_extensions
 from .sandbox import ParserSandbox

@@ -10,7 +10,8 @@ from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError
 from ..models import Hit, Scope
 from ..settings import SearchSettings
-from ..store.base import Filters, Store
+from ..store import Store
+from ..store.filters import Filters
 from .analyzer import query_terms
 from .fusion import reciprocal_rank_fusion, weighted_fusion
 

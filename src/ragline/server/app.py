@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 engine.close()
 
     app = FastAPI(title="ragline", version=__version__, description=DESCRIPTION, lifespan=lifespan)
-    metrics = Metrics(lambda: engine.store)
+    metrics = Metrics(lambda: engine)
     uploads = Uploads(settings.home)
     app.state.settings = settings
     app.state.engine = engine

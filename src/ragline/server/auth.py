@@ -38,7 +38,7 @@ def tenant_principal(request: Request,
     """The calling tenant, from its API key (401 when missing or wrong)."""
     if credentials is None or not credentials.credentials:
         raise _unauthorized("missing API key: send 'Authorization: Bearer <key>'")
-    info = request.app.state.engine.store.verify_api_key(credentials.credentials)
+    info = request.app.state.engine.verify_api_key(credentials.credentials)
     if info is None:
         raise _unauthorized("invalid or revoked API key")
     request.state.tenant = info.tenant

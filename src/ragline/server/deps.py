@@ -1,4 +1,4 @@
-"""Shared helpers for routes: the app's engine, store, runner and uploads, and
+"""Shared helpers for routes: the app's engine, runner and uploads, and
 scopes built from the authenticated tenant (never from client input)."""
 
 from __future__ import annotations
@@ -21,10 +21,6 @@ def engine(request: Request) -> Engine:
     return request.app.state.engine
 
 
-def store(request: Request) -> Any:
-    return request.app.state.engine.store
-
-
 def note_owner(request: Request, owner: str | None) -> str | None:
     """The request's owner (None for shared data), noted for the log line."""
     if owner:
@@ -42,13 +38,13 @@ def scope_for(request: Request, who: Principal, collections: str | tuple[str, ..
 
 def all_collections_scope(request: Request, who: Principal, owner: str | None) -> Scope | None:
     """A scope over every collection of the tenant (None when it has none)."""
-    names = tuple(c.name for c in store(request).list_collections(who.tenant))
+    names = tuple(c.name for c in engine(request).list_collections(who.tenant))
     return scope_for(request, who, names, owner) if names else None
 
 
 def require_collection(request: Request, scope: Scope) -> None:
     """404 unless every collection in the scope exists for the tenant."""
-    existing = {c.name for c in store(request).list_collections(scope.tenant)}
+    existing = {c.name for c in engine(request).list_collections(scope.tenant)}
     for name in scope.collections:
         if name not in existing:
             raise NotFoundError(f"collection {name!r} not found")

@@ -22,6 +22,7 @@ from ..errors import (
     NotFoundError,
     RaglineError,
     StoreError,
+    StoreUnavailableError,
 )
 
 log = logging.getLogger("ragline.server")
@@ -71,8 +72,10 @@ def map_exception(exc: BaseException) -> tuple[int, str, str]:
         return 404, "not_found", str(exc)
     if isinstance(exc, ModelMismatchError):
         return 409, "model_mismatch", str(exc)
-    if isinstance(exc, StoreError):
+    if isinstance(exc, StoreUnavailableError):
         return 503, "store_unavailable", f"the store is unavailable: {exc}"
+    if isinstance(exc, StoreError):
+        return 500, "store_error", str(exc)
     if isinstance(exc, EmbedderError):
         return 503, "embedder_unavailable", f"the embedding model is unavailable: {exc}"
     if isinstance(exc, GeneratorError):

@@ -2,8 +2,10 @@
 
 States: queued → parsing → embedding → indexed, or failed. A job is one kept
 upload; re-running one is idempotent (deterministic ids, one transaction per
-document), so after a crash ``resume_unfinished`` simply queues the jobs that
-were running and they finish with no duplicate or missing chunks. Files that
+document). Claims are leased and renewed by a heartbeat while the job runs: when
+a process dies, its jobs' leases expire and any worker of any process (``ragline
+serve`` replicas, ``ragline worker``) takes them again, with no duplicate or
+missing chunks. Tries count across restarts (``MAX_JOB_TRIES``). Files that
 cannot be parsed fail at once; other failures are retried with backoff.
 """
 
@@ -11,6 +13,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -18,14 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from ..engine import Engine
+from ..engine_admin import MAX_JOB_TRIES
 from ..errors import ConfigError, LoaderError, ModelMismatchError, NotFoundError
 from ..models import Scope
-from ..store.base import JobInfo
+from ..store.types import FAILED, INDEXED, PARSING, QUEUED, RUNNING, JobInfo
 from .uploads import Uploads
 
 log = logging.getLogger("ragline.server")
 
-MAX_TRIES = 3
 POLL_S = 0.5
 PERSIST_EVERY_S = 0.5
 _PERMANENT = (LoaderError, ConfigError, ModelMismatchError, NotFoundError)
@@ -44,13 +48,13 @@ class _Live:
 def job_to_dict(job: JobInfo, live: _Live | None = None, now: float | None = None) -> dict[str, Any]:
     """The API's Job object, with an ETA from the rate so far."""
     state, done, total = job.state, job.done, job.total
-    if live is not None and job.state in ("parsing", "embedding"):
+    if live is not None and job.state in RUNNING:
         state, done, total = live.state, live.done, live.total
     eta = None
-    if state in ("parsing", "embedding") and job.started and 0 < done < total:
+    if state in RUNNING and job.started and 0 < done < total:
         elapsed = (now or time.time()) - job.started
         eta = round(elapsed * (total - done) / done, 1)
-    elif state == "indexed":
+    elif state == INDEXED:
         eta = 0.0
     return {"id": job.id, "collection": job.collection, "document_id": job.doc_id, "source": job.source,
             "owner": job.owner, "kind": job.kind, "state": state, "progress": {"done": done, "total": total},
@@ -70,33 +74,35 @@ class JobRunner:
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._live: dict[str, _Live] = {}
+        self._running: dict[str, tuple[JobInfo, str]] = {}  # job id → (job, worker holding its lease)
         self._lock = threading.Lock()
-        self._resumed = False
-
-    @property
-    def store(self) -> Any:
-        """The engine's store, opened on first use (so a store that is down at start
-        only delays the workers)."""
-        return self.engine.store
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> None:
-        """Start the workers; the first one to reach the store queues again what a
-        previous process left running, before any job is claimed."""
+        """Start the workers and the heartbeat that renews their leases."""
         self._stop.clear()
+        if self.workers == 0:
+            return
         for n in range(self.workers):
-            thread = threading.Thread(target=self._loop, name=f"ragline-job-{n}", daemon=True)
+            thread = threading.Thread(target=self._loop, args=(f"{self.name}:{n}",), name=f"ragline-job-{n}",
+                                      daemon=True)
             thread.start()
             self._threads.append(thread)
+        beat = threading.Thread(target=self._heartbeat, name="ragline-job-lease", daemon=True)
+        beat.start()
+        self._threads.append(beat)
 
-    def _resume_once(self) -> None:
-        with self._lock:
-            if self._resumed:
-                return
-            resumed = self.store.resume_unfinished()
-            self._resumed = True
-        if resumed:
-            log.info(json.dumps({"event": "jobs_resumed", "count": resumed}))
+    def _heartbeat(self) -> None:
+        interval = max(0.2, self.engine.settings.server.job_lease_s / 3)
+        while not self._stop.wait(interval):
+            with self._lock:
+                running = list(self._running.values())
+            for job, worker in running:
+                try:
+                    self.engine.renew_lease(job, worker)
+                except Exception as exc:  # noqa: BLE001 — store down: the next beat tries again
+                    log.warning(json.dumps({"event": "lease_renewal_failed", "job_id": job.id, "error": str(exc)}))
 
     def stop(self, timeout: float = 10.0) -> None:
         self._stop.set()
@@ -119,11 +125,10 @@ class JobRunner:
             return self._live.get(job_id)
 
     # -- work ----------------------------------------------------------------
-    def _loop(self) -> None:
+    def _loop(self, worker: str) -> None:
         while not self._stop.is_set():
             try:
-                self._resume_once()
-                job = self.store.claim_job()
+                job = self.engine.claim_job(worker)
             except Exception as exc:  # noqa: BLE001 — store down: keep the worker alive and try again
                 log.warning(json.dumps({"event": "jobs_unavailable", "error": str(exc)}))
                 self._stop.wait(2.0)
@@ -132,17 +137,21 @@ class JobRunner:
                 self._wake.wait(POLL_S)
                 self._wake.clear()
                 continue
+            if job.tries > 1:
+                log.info(json.dumps({"event": "job_resumed", "job_id": job.id, "tenant": job.tenant,
+                                     "tries": job.tries}))
             try:
-                self.run(job)
-            except Exception:  # recording the outcome failed (store down); resume_unfinished retries it
+                self.run(job, worker)
+            except Exception:  # recording the outcome failed (store down); the lease expires and it runs again
                 log.exception("job %s: cannot record its outcome", job.id)
 
-    def run(self, job: JobInfo) -> str:
+    def run(self, job: JobInfo, worker: str = "") -> str:
         """Ingest one claimed job and record its outcome; returns the final state."""
         scope = Scope(job.tenant, (job.collection,), job.owner)
-        live = _Live(state="parsing")
+        live = _Live(state=PARSING)
         with self._lock:
             self._live[job.id] = live
+            self._running[job.id] = (job, worker)
         started = time.perf_counter()
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -151,12 +160,12 @@ class JobRunner:
             now = time.monotonic()
             if changed or now - live.persisted >= PERSIST_EVERY_S:
                 live.persisted = now
-                self.store.update_job(job.tenant, job.id, state=stage, done=done, total=total)
+                self.engine.update_job(job.tenant, job.id, state=stage, done=done, total=total)
 
         try:
             if job.kind == "text":
                 documents = [self.uploads.load_text(job.path)]
-                progress("parsing", 0, 0)
+                progress(PARSING, 0, 0)
                 summary = self.engine.ingest_documents(documents, scope, origin=str(Path(job.path).resolve()),
                                                          progress=progress)
             else:
@@ -168,6 +177,7 @@ class JobRunner:
         finally:
             with self._lock:
                 self._live.pop(job.id, None)
+                self._running.pop(job.id, None)
         seconds = time.perf_counter() - started
         if self.metrics is not None:
             self.metrics.job_finished(state, seconds)
@@ -179,13 +189,13 @@ class JobRunner:
     def _finished(self, job: JobInfo, scope: Scope, summary: dict[str, Any], total: int) -> str:
         stored = summary["added"] + summary["updated"] + summary["unchanged"]
         errors = "; ".join(f"{f['path']}: {f['error']}" for f in summary["failed"]) or None
-        state = "indexed" if stored else "failed"
+        state = INDEXED if stored else FAILED
         if not stored and errors is None:
             errors = "the file holds no documents"
-        kept = self.store.update_job(job.tenant, job.id, state=state, done=total if stored else 0, total=total,
-                                     error=errors, finished=time.time())
+        kept = self.engine.update_job(job.tenant, job.id, state=state, done=total if stored else 0, total=total,
+                                      error=errors, finished=time.time())
         if not kept:  # deleted while running: do not leave the document behind
-            self.store.delete_documents(scope, [job.doc_id])
+            self.engine.delete(scope, [job.doc_id])
         return state
 
     def _failed(self, job: JobInfo, exc: Exception) -> str:
@@ -194,9 +204,9 @@ class JobRunner:
         if not permanent:
             log.warning(json.dumps({"event": "job_error", "job_id": job.id, "tenant": job.tenant,
                                     "error": message, "tries": job.tries}), exc_info=exc)
-        if permanent or job.tries >= MAX_TRIES:
-            self.store.update_job(job.tenant, job.id, state="failed", error=message, finished=time.time())
-            return "failed"
+        if permanent or job.tries >= MAX_JOB_TRIES:
+            self.engine.update_job(job.tenant, job.id, state=FAILED, error=message, finished=time.time())
+            return FAILED
         backoff = 2.0 ** job.tries  # 2 s, 4 s, … before the next try
-        self.store.update_job(job.tenant, job.id, state="queued", error=message, not_before=time.time() + backoff)
-        return "queued"
+        self.engine.update_job(job.tenant, job.id, state=QUEUED, error=message, not_before=time.time() + backoff)
+        return QUEUED

@@ -7,8 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-"""Tenant and collection names: safe in URLs, file paths and metric labels."""
+from ..store.types import NAME_PATTERN
+
 OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
 SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
 
@@ -196,7 +196,15 @@ class HitOut(BaseModel):
     source: str
     score: float
     text: str
-    metadata: dict[str, Any]
+    collection: str
+    title: str | None
+    page: int | None
+    section: str | None
+    position: int
+    start: int
+    end: int
+    owner: str | None
+    metadata: dict[str, Any] = Field(description="The document's user metadata only")
 
 
 class SearchOut(BaseModel):

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..models import Block, Document, Scope, content_hash, stable_id
+from ..store.types import NAME_PATTERN
 
-_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_SAFE = re.compile(NAME_PATTERN)
 TEXT_FILE = "document.json"
 
 

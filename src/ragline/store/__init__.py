@@ -1,21 +1,82 @@
-"""Stores: the system of record and its indexes, behind one scoped protocol."""
+"""Storage: a catalog, admin tables and search indexes behind one scoped ``Store``,
+opened from one URL setting by a registry of backends (``BACKENDS``)."""
 
 from __future__ import annotations
 
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
 from ..errors import ConfigError
-from ..settings import Settings
-from .base import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, Filters, Store
+from .base import Admin, Catalog, SearchIndex
+from .facade import Store
+from .filters import Filter, parse_filters
+from .types import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord
 
-STORES = ("sqlite",)
+if TYPE_CHECKING:
+    from ..settings import Settings
+
+BACKENDS: dict[str, tuple[str, str]] = {
+    "sqlite": ("ragline.store.sqlite", ""),
+    "postgresql": ("ragline.store.postgres", "psycopg[binary,pool] pgvector"),
+    "qdrant": ("ragline.store.qdrant", "qdrant-client"),
+}
+"""Backend name → (module with ``open_backend(url, settings)``, the packages it needs)."""
+
+SCHEMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql",
+           "qdrant": "qdrant", "http": "qdrant", "https": "qdrant"}
 
 
-def open_store(settings: Settings) -> Store:
-    """Open the backend named by ``settings.store``."""
-    if settings.store == "sqlite":
-        from .sqlite import SQLiteStore
+def backend_for(url: str | None) -> str:
+    """The backend a store URL names (a bare path is SQLite)."""
+    if not url:
+        return "sqlite"
+    scheme = urlsplit(url).scheme.lower() if "://" in url else ""
+    if not scheme:
+        return "sqlite"
+    if scheme not in SCHEMES:
+        raise ConfigError(f"RAGLINE_STORE__URL: unknown scheme {scheme!r} in {redact(url)!r}; use a path or one of: "
+                          + ", ".join(f"{s}://" for s in SCHEMES))
+    return SCHEMES[scheme]
 
-        return SQLiteStore(settings.db_path)
-    raise ConfigError(f"unknown store {settings.store!r}; choose one of: {', '.join(STORES)}")
+
+def redact(url: str | None) -> str:
+    """A URL fit for logs and status output: the password replaced by ***."""
+    if not url or "://" not in url:
+        return url or ""
+    parts = urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return parts._replace(netloc=netloc).geturl()
+    return url
 
 
-__all__ = ["STORES", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord", "Filters", "Store", "open_store"]
+def sqlite_path(url: str | None, settings: Settings) -> Path:
+    """The SQLite file a URL (or the default) names."""
+    if not url:
+        return settings.db_path
+    if url.startswith("sqlite://"):
+        url = url[len("sqlite://"):]
+        if not url:
+            raise ConfigError("RAGLINE_STORE__URL: sqlite:// needs a path, e.g. sqlite:///var/lib/ragline/db.sqlite")
+    if url == ":memory:":
+        raise ConfigError("RAGLINE_STORE__URL: SQLite ':memory:' cannot be shared by the server's threads; use a path")
+    return Path(url).expanduser()
+
+
+def open_store(settings: Settings, url: str | None = None) -> Store:
+    """Open the backend the URL names (default: ``settings.store.url``)."""
+    url = settings.store.url if url is None else url
+    name = backend_for(url)
+    module_name, packages = BACKENDS[name]
+    try:
+        module = import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"RAGLINE_STORE__URL names the {name} backend, which needs {packages}: "
+                          f"pip install 'ragline[{name}]' ({exc})") from exc
+    return module.open_backend(url, settings)
+
+
+__all__ = ["BACKENDS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
+           "Filter", "SearchIndex", "Store", "backend_for", "open_store", "parse_filters", "redact", "sqlite_path"]

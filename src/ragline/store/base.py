@@ -1,104 +1,109 @@
-"""The Store protocol: the one place data is read or written.
+"""The three storage roles, each a Protocol, chosen together by one URL setting.
 
-Every method takes a ``Scope`` and the backend applies it inside its own query,
-so no caller can forget the tenant. Search methods return (chunk_id, score)
-pairs; ``get_hits`` turns them into Hits, again through the scope.
+- ``Catalog``: the system of record (tenants, collections, documents, chunks with
+  their vectors); transactional.
+- ``Admin``: API keys and the job queue several processes share.
+- ``SearchIndex``: dense and keyword search over a catalog's chunks, rebuildable
+  from it at any time.
+
+Every read and write that touches tenant data takes a ``Scope`` (tenant,
+collections, optional owner) and the backend applies it inside its own query:
+the single tenant chokepoint. Owner visibility, everywhere: an owner-less scope
+sees shared (owner-less) documents only; a scope with an owner sees shared
+documents plus that owner's own. Writes touch exactly the scope's owner.
+
+Backends raise only ragline errors: ``StoreError`` (``StoreUnavailableError`` when
+the database cannot be reached: retry later), ``NotFoundError`` for a tenant or
+collection the scope names that does not exist, ``ModelMismatchError`` when a
+collection is opened with another embedding model, ``ConfigError`` for bad filters.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..models import Hit, Scope
+from .filters import Filter
+from .types import (
+    ApiKeyInfo,
+    ChunkRecord,
+    CollectionInfo,
+    CollectionRef,
+    DocumentInfo,
+    DocumentRecord,
+    JobInfo,
+    StoredDocument,
+    StoredKey,
+)
 
-Filters = dict[str, Any]
-"""Metadata filters: ``{"source": "a.pdf", "page": {"gte": 2}, "year": [2020, 2021]}``.
-Keys ``doc_id``, ``source``, ``page``, ``section``, ``title``, ``media_type`` are
-columns; any other key is looked up in the document's metadata. Values: a scalar
-(equality), a list (any of), or a dict of operators ``eq ne gt gte lt lte in``."""
-
-
-@dataclass(frozen=True)
-class CollectionInfo:
-    tenant: str
-    name: str
-    model_id: str
-    dimension: int
-    config: dict[str, Any]
-    documents: int = 0
-    chunks: int = 0
-    created: float = 0.0
+Scored = list[tuple[str, float]]
+"""(chunk_id, score) pairs, best first."""
 
 
-@dataclass
-class ChunkRecord:
-    """A chunk ready to store: its id, text, position, index terms and vector."""
+class Catalog(Protocol):
+    """The system of record."""
 
-    id: str
-    position: int
-    text: str
-    content_hash: str
-    start: int
-    end: int
-    terms: str
-    page: int | None = None
-    section: str | None = None
-
-
-@dataclass
-class DocumentRecord:
-    id: str
-    source: str
-    origin: str | None
-    title: str | None
-    media_type: str
-    content_hash: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class DocumentInfo:
-    id: str
-    collection: str
-    owner: str | None
-    source: str
-    origin: str | None
-    title: str | None
-    media_type: str
-    content_hash: str
-    metadata: dict[str, Any]
-    state: str
-    error: str | None
-    chunks: int
-    created: float
-    updated: float
-
-
-class Store(Protocol):
-    # -- catalog -----------------------------------------------------------
-    def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
-                          config: dict[str, Any] | None = None) -> CollectionInfo:
-        """Create the scope's write collection, or check the existing one was filled by
-        the same model (``ModelMismatchError`` otherwise)."""
+    # -- tenants and collections ---------------------------------------------
+    def ensure_tenant(self, tenant: str) -> None:
+        """Create the tenant if it does not exist (idempotent)."""
         ...
 
-    def get_collection(self, scope: Scope) -> CollectionInfo: ...
-    def list_collections(self, tenant: str) -> list[CollectionInfo]: ...
-    def delete_collection(self, scope: Scope) -> None: ...
-    def tenants(self) -> list[str]: ...
+    def tenant_created(self, tenant: str) -> float | None:
+        """When the tenant was created (epoch seconds), or None if it does not exist."""
+        ...
 
-    # -- documents ---------------------------------------------------------
-    def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None: ...
-    def list_documents(self, scope: Scope, *, origin_prefix: str | None = None) -> list[DocumentInfo]: ...
+    def tenants(self) -> list[str]:
+        """Every tenant's name, sorted. For operators (CLI, admin API), never tenant-facing."""
+        ...
+
+    def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
+                          config: dict[str, Any] | None = None) -> CollectionInfo:
+        """Create the scope's write collection (and its tenant), or check that the
+        existing one was filled by the same model and dimension; otherwise raise
+        ``ModelMismatchError`` naming both. ``config`` is kept only on creation."""
+        ...
+
+    def get_collection(self, scope: Scope) -> CollectionInfo:
+        """The scope's write collection with its document and chunk counts
+        (``NotFoundError`` if it does not exist)."""
+        ...
+
+    def list_collections(self, tenant: str) -> list[CollectionInfo]:
+        """The tenant's collections, sorted by name (empty for an unknown tenant)."""
+        ...
+
+    def resolve(self, scope: Scope) -> list[CollectionRef]:
+        """The scope's collections as index keys, in scope order; ``NotFoundError``
+        names the first that does not exist. Cheap: called once per search."""
+        ...
+
+    def delete_collection(self, scope: Scope) -> list[CollectionRef]:
+        """Delete the scope's collections with all their documents and chunks;
+        returns what was deleted, so an external index can drop them too."""
+        ...
+
+    # -- documents and chunks ------------------------------------------------
+    def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None:
+        """A document visible in the scope, or None (also when it exists for another
+        tenant or owner: callers cannot tell the two apart)."""
+        ...
+
+    def list_documents(self, scope: Scope, *, origin_prefix: str | None = None) -> list[DocumentInfo]:
+        """Visible documents sorted by source; ``origin_prefix`` keeps those whose
+        origin (the file they came from) starts with it, taken literally."""
+        ...
+
     def chunk_vectors(self, scope: Scope, doc_id: str) -> dict[str, tuple[str, np.ndarray]]:
-        """content_hash → (chunk_id, vector) for a stored document's chunks."""
+        """content_hash → (chunk_id, vector) for a visible document's chunks, so a
+        changed document re-embeds only chunks whose text is new. Empty if not visible."""
         ...
 
     def vectors(self, scope: Scope, chunk_ids: list[str]) -> dict[str, np.ndarray]:
-        """chunk_id → stored vector, for the given chunks visible in the scope."""
+        """chunk_id → stored vector (float32, as embedded) for the visible chunks among
+        ``chunk_ids``; ids not visible are left out."""
         ...
 
     def document_chunk_ids(self, scope: Scope, doc_id: str) -> list[str]:
@@ -106,78 +111,175 @@ class Store(Protocol):
         ...
 
     def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
-                     vectors: np.ndarray) -> None:
-        """Atomically replace a document and all its chunks."""
+                     vectors: np.ndarray) -> list[str]:
+        """Atomically replace a document and all its chunks in the scope's write
+        collection (owner = the scope's owner), in one transaction: readers see the
+        old version or the new one, never a mix. Idempotent for the same input.
+        Raises ``StoreError`` if the id belongs to another scope or the counts of
+        chunks and vectors differ. Returns the chunk ids it replaced that the new
+        version no longer has."""
         ...
 
-    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int: ...
+    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> list[str]:
+        """Delete documents owned exactly by the scope's owner (shared ones for an
+        owner-less scope) with their chunks; returns the ids deleted. Unknown ids
+        and other owners' documents are skipped."""
+        ...
 
-    # -- search ------------------------------------------------------------
-    def dense_search(self, scope: Scope, vector: np.ndarray, k: int,
-                     filters: Filters | None = None) -> list[tuple[str, float]]: ...
-    def keyword_search(self, scope: Scope, terms: list[str], k: int,
-                       filters: Filters | None = None) -> list[tuple[str, float]]: ...
-    def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]: ...
+    def get_hits(self, scope: Scope, scored: Scored) -> list[Hit]:
+        """Turn (chunk_id, score) pairs into Hits, in the given order, dropping ids not
+        visible in the scope. A Hit carries its text, document id and source,
+        collection, title, page, section, position, offsets and owner as fields, the
+        user's metadata in ``metadata``, and the score it was given unchanged."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """Totals across tenants (tenants, collections, documents, chunks), for operators."""
+        ...
+
+    # -- moving and rebuilding -----------------------------------------------
+    def export_documents(self, tenant: str, collection: str, *,
+                         batch: int = 100) -> Iterator[StoredDocument]:
+        """Every document of a collection (all owners) with its chunks and vectors,
+        in batches; for ``ragline migrate`` and index rebuilds. Operator-only."""
+        ...
+
+    def close(self) -> None:
+        """Release connections (the object is unusable afterwards)."""
+        ...
+
+
+class SearchIndex(Protocol):
+    """Dense and keyword search over the chunks of resolved collections.
+
+    Both searches return at most ``k`` (chunk_id, score) pairs, best first, over the
+    chunks visible in ``scope`` (tenant and owner applied inside the query) that
+    satisfy ``filters``. Dense: the score is the cosine similarity of the stored
+    vector and ``vector`` (higher is closer, at most 1), exact below the backend's
+    ANN threshold and approximate (HNSW) above it. Keyword: BM25 over the analyzed
+    terms (higher is better, unbounded, comparable only within one query and one
+    collection's statistics, which never include another collection's text).
+    """
+
+    external: bool
+    """True when the index lives outside the catalog (Qdrant) and must be written
+    separately; False when the catalog's own tables are the index."""
+
+    def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
+                     filters: Filter = ()) -> Scored:
+        """Nearest chunks by cosine similarity; ``ModelMismatchError`` on a wrong dimension."""
+        ...
+
+    def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
+                       filters: Filter = ()) -> Scored:
+        """Best chunks by BM25 over ``terms`` (analyzed query terms, OR semantics)."""
+        ...
+
+    def upsert(self, collection: CollectionRef, owner: str | None, document: DocumentRecord,
+               chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
+        """External indexes: add or replace these chunks (idempotent)."""
+        ...
+
+    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
+        """External indexes: remove chunks (missing ids are ignored)."""
+        ...
+
+    def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
+        """External indexes: remove every chunk of these documents."""
+        ...
+
+    def drop(self, collection: CollectionRef) -> None:
+        """External indexes: remove a whole collection."""
+        ...
 
     def close(self) -> None: ...
 
 
-# -- server bookkeeping (API keys, ingestion jobs) ---------------------------
-@dataclass(frozen=True)
-class ApiKeyInfo:
-    """A tenant's API key as stored: never the secret itself."""
+class Admin(Protocol):
+    """API keys and the job queue. Job reads and writes take the tenant; only the
+    workers' ``claim_job`` and the operators' counts span tenants."""
 
-    id: str
-    tenant: str
-    label: str | None
-    prefix: str
-    created: float
-    last_used: float | None = None
+    # -- API keys ------------------------------------------------------------
+    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+        """A new key for an existing tenant: (its record, the secret, shown once).
+        Only the secret's hash is stored."""
+        ...
 
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
+        """The live (not revoked) key matching ``secret``, or None. Needs no write
+        lock: ``last_used`` is recorded at most once a minute."""
+        ...
 
-@dataclass(frozen=True)
-class JobInfo:
-    """One background ingestion job (one uploaded file or text document)."""
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
+        """The tenant's live keys, oldest first."""
+        ...
 
-    id: str
-    tenant: str
-    collection: str
-    owner: str | None
-    doc_id: str
-    source: str
-    kind: str  # "file" or "text"
-    path: str  # the kept upload the job reads
-    state: str  # queued, parsing, embedding, indexed, failed
-    done: int
-    total: int
-    error: str | None
-    tries: int
-    not_before: float
-    created: float
-    updated: float
-    started: float | None
-    finished: float | None
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        """Revoke one of the tenant's keys; False if it has no such live key."""
+        ...
 
+    # -- jobs ----------------------------------------------------------------
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
+        """Queue ingestion of one kept upload. A job already queued for the same
+        document is reused (its file was just replaced), so nothing runs twice."""
+        ...
 
-class AdminStore(Protocol):
-    """What the server needs beyond ``Store``: hashed API keys and a job table.
-    Job reads and writes take the tenant; ``claim_job`` and ``resume_unfinished``
-    serve the workers, which work for every tenant."""
+    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
+        """Atomically take the oldest runnable job of any tenant for ``worker``: a
+        queued one whose ``not_before`` has passed, or a running one whose lease
+        expired (its worker died). Marks it ``parsing``, adds a try, leases it for
+        ``lease_s``. A job whose worker died ``max_tries`` times is marked failed
+        instead. Never hands one job to two workers, and never runs two jobs of
+        the same document at once."""
+        ...
 
-    def ensure_tenant(self, tenant: str) -> None: ...
-    def tenant_created(self, tenant: str) -> float | None: ...
-    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]: ...
-    def verify_api_key(self, secret: str) -> ApiKeyInfo | None: ...
-    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]: ...
-    def revoke_api_key(self, tenant: str, key_id: str) -> bool: ...
-    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo: ...
-    def claim_job(self) -> JobInfo | None: ...
-    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool: ...
-    def get_job(self, tenant: str, job_id: str) -> JobInfo | None: ...
+    def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
+        """Extend ``worker``'s lease; False if the job is no longer its own."""
+        ...
+
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
+        """Set fields of ``JOB_UPDATABLE`` (``ConfigError`` for others); a job leaving a
+        running state gives up its lease. False if the job is gone."""
+        ...
+
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
+        """One of the tenant's jobs, or None."""
+        ...
+
     def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
                   doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000,
-                  all_owners: bool = True, owner: str | None = None) -> list[JobInfo]: ...
-    def requeue_job(self, tenant: str, job_id: str) -> bool: ...
-    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int: ...
-    def resume_unfinished(self) -> int: ...
-    def job_counts(self, tenant: str | None = None) -> dict[str, int]: ...
+                  all_owners: bool = True, owner: str | None = None) -> list[JobInfo]:
+        """The tenant's jobs, newest first; optionally only the newest per document.
+        With ``all_owners=False``, only the jobs ``owner`` may see, as for documents."""
+        ...
+
+    def requeue_job(self, tenant: str, job_id: str) -> bool:
+        """Put a finished job back in the queue (retry or re-ingest); False otherwise."""
+        ...
+
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
+        """Delete a collection's (or one document's) jobs; returns how many."""
+        ...
+
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]:
+        """Jobs by state, every state present (one tenant's, or all for metrics)."""
+        ...
+
+    # -- moving --------------------------------------------------------------
+    def export_keys(self, tenant: str) -> list[StoredKey]:
+        """Every key row of a tenant, revoked ones included (hashes, never secrets)."""
+        ...
+
+    def import_key(self, key: StoredKey) -> bool:
+        """Insert a key row unless its id exists; True if inserted."""
+        ...
+
+    def export_jobs(self, tenant: str) -> list[JobInfo]:
+        """Every job of a tenant."""
+        ...
+
+    def import_job(self, job: JobInfo) -> bool:
+        """Insert a job row unless its id exists; True if inserted."""
+        ...
+
+    def close(self) -> None: ...

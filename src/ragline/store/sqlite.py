@@ -1,9 +1,11 @@
-"""The embedded default store: SQLite (WAL) as the system of record, one FTS5
-table per collection for keyword search, and an in-memory vector matrix per
-collection rebuilt from SQLite whenever the collection's version moves.
+"""The embedded default store: SQLite (WAL) as catalog, admin tables and search
+index in one file. Keyword search is one FTS5 table per collection; dense search
+is an in-memory vector matrix per collection, rebuilt from SQLite whenever the
+collection's version moves (exact cosine).
 
 Keyword statistics (IDF, average length) are per collection, so one tenant's
-text never shifts another tenant's scores.
+text never shifts another tenant's scores. Paired with an external index
+(Qdrant), ``index=False`` keeps the catalog only: no FTS5 rows are written.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,11 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelMismatchError, NotFoundError, StoreError
+from ..errors import ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
-from .base import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, Filters
-from .filters import filter_sql
+from .filters import Filter
 from .sqlite_admin import SCHEMA_ADMIN, AdminTables
+from .sqlite_filters import compile_sqlite
+from .types import ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, StoredDocument
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -40,6 +44,7 @@ CREATE TABLE IF NOT EXISTS collections (
     config TEXT NOT NULL DEFAULT '{}',
     version INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
+    uid TEXT,
     UNIQUE (tenant, name)
 );
 CREATE TABLE IF NOT EXISTS documents (
@@ -99,11 +104,14 @@ class _VectorIndex:
 
 
 class SQLiteStore(AdminTables):
-    """``Store`` on one SQLite file. Thread-safe: a connection per thread, writes
-    serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
+    """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
+    connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
-    def __init__(self, path: Path | str) -> None:
+    external = False
+
+    def __init__(self, path: Path | str, *, index: bool = True) -> None:
         self.path = Path(path)
+        self.index_enabled = index
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -112,10 +120,22 @@ class SQLiteStore(AdminTables):
         self._indexes: dict[int, _VectorIndex] = {}
         self._index_lock = threading.Lock()
         try:
-            self._conn().executescript(SCHEMA)  # executescript manages its own transaction
-            self._conn().executescript(SCHEMA_ADMIN)
+            conn = self._conn()
+            conn.executescript(SCHEMA)  # executescript manages its own transaction
+            conn.executescript(SCHEMA_ADMIN)
+            self._migrate(conn)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        """Columns added since the first release, for stores created before them."""
+        for table, column, ddl in (("collections", "uid", "TEXT"), ("jobs", "worker", "TEXT"),
+                                   ("jobs", "lease_until", "REAL")):
+            names = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+            if column not in names:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+        conn.execute("UPDATE collections SET uid = id || '.' || lower(hex(randomblob(6))) WHERE uid IS NULL")
 
     # -- connections ---------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -127,7 +147,7 @@ class SQLiteStore(AdminTables):
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
             except sqlite3.Error as exc:
-                raise StoreError(f"cannot open the store at {self.path}: {exc}") from exc
+                raise StoreUnavailableError(f"cannot open the store at {self.path}: {exc}") from exc
             self._local.conn = conn
         return conn
 
@@ -143,13 +163,13 @@ class SQLiteStore(AdminTables):
                 raise
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            raise StoreError(f"store write failed: {exc}") from exc
+            raise _mapped("store write failed", exc) from exc
 
     def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
         try:
             return self._conn().execute(sql, params).fetchall()
         except sqlite3.Error as exc:
-            raise StoreError(f"store read failed: {exc}") from exc
+            raise _mapped("store read failed", exc) from exc
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
@@ -157,13 +177,17 @@ class SQLiteStore(AdminTables):
             conn.close()
             self._local.conn = None
 
-    # -- catalog -------------------------------------------------------------
+    # -- tenants and collections ---------------------------------------------
     def tenants(self) -> list[str]:
         return [r[0] for r in self._read("SELECT name FROM tenants ORDER BY name")]
 
     def ensure_tenant(self, tenant: str) -> None:
         with self._write() as conn:
             conn.execute("INSERT OR IGNORE INTO tenants VALUES (?, ?)", (tenant, time.time()))
+
+    def tenant_created(self, tenant: str) -> float | None:
+        rows = self._read("SELECT created FROM tenants WHERE name = ?", (tenant,))
+        return rows[0][0] if rows else None
 
     def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
                           config: dict[str, Any] | None = None) -> CollectionInfo:
@@ -177,7 +201,9 @@ class SQLiteStore(AdminTables):
                     "INSERT INTO collections (tenant, name, model_id, dimension, config, created) VALUES (?, ?, ?, ?, ?, ?)",
                     (scope.tenant, scope.collection, model_id, dimension, json.dumps(config or {}), now),
                 )
-                conn.execute(f"CREATE VIRTUAL TABLE fts_{cur.lastrowid} USING fts5(terms, tokenize='unicode61')")
+                cid = cur.lastrowid
+                conn.execute("UPDATE collections SET uid = ? WHERE id = ?", (f"{cid}.{uuid.uuid4().hex[:12]}", cid))
+                conn.execute(f"CREATE VIRTUAL TABLE fts_{cid} USING fts5(terms, tokenize='unicode61')")
             elif (row[0], row[1]) != (model_id, dimension):
                 raise ModelMismatchError(
                     f"collection {scope.collection!r} was built with {row[0]} (dim {row[1]}); "
@@ -185,15 +211,18 @@ class SQLiteStore(AdminTables):
                 )
         return self.get_collection(scope)
 
-    def _collection_ids(self, scope: Scope) -> dict[str, int]:
+    def resolve(self, scope: Scope) -> list[CollectionRef]:
         marks = ",".join("?" * len(scope.collections))
-        rows = self._read(f"SELECT name, id FROM collections WHERE tenant = ? AND name IN ({marks})",
+        rows = self._read(f"SELECT name, uid, dimension, config FROM collections WHERE tenant = ? AND name IN ({marks})",
                           [scope.tenant, *scope.collections])
-        found = dict(rows)
-        missing = [c for c in scope.collections if c not in found]
-        if missing:
-            raise NotFoundError(f"collection {missing[0]!r} not found for tenant {scope.tenant!r}")
-        return found
+        found = {r[0]: CollectionRef(scope.tenant, r[0], r[1], r[2], json.loads(r[3])) for r in rows}
+        for name in scope.collections:
+            if name not in found:
+                raise NotFoundError(f"collection {name!r} not found for tenant {scope.tenant!r}")
+        return [found[name] for name in dict.fromkeys(scope.collections)]
+
+    def _collection_ids(self, scope: Scope) -> dict[str, int]:
+        return {ref.name: _cid(ref) for ref in self.resolve(scope)}
 
     def _info(self, row: tuple) -> CollectionInfo:
         cid, tenant, name, model_id, dimension, config, created = row
@@ -216,16 +245,18 @@ class SQLiteStore(AdminTables):
         rows = self._read(f"SELECT {self._INFO_COLUMNS} FROM collections WHERE tenant = ? ORDER BY name", (tenant,))
         return [self._info(r) for r in rows]
 
-    def delete_collection(self, scope: Scope) -> None:
-        ids = self._collection_ids(scope)
+    def delete_collection(self, scope: Scope) -> list[CollectionRef]:
+        refs = self.resolve(scope)
         with self._write() as conn:
-            for cid in ids.values():
+            for ref in refs:
+                cid = _cid(ref)
                 conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
                 conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
         with self._index_lock:
-            for cid in ids.values():
-                self._indexes.pop(cid, None)
+            for ref in refs:
+                self._indexes.pop(_cid(ref), None)
+        return refs
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "
@@ -291,7 +322,7 @@ class SQLiteStore(AdminTables):
         return [r[0] for r in rows]
 
     def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
-                     vectors: np.ndarray) -> None:
+                     vectors: np.ndarray) -> list[str]:
         if len(chunks) != len(vectors):
             raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors for {document.source}")
         cid = self._collection_ids(Scope(scope.tenant, (scope.collection,)))[scope.collection]
@@ -302,8 +333,10 @@ class SQLiteStore(AdminTables):
                                     (document.id,)).fetchone()
             if existing is not None and existing != (scope.tenant, cid, scope.owner):
                 raise StoreError(f"document id {document.id} belongs to another scope")
-            conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)",
-                         (document.id,))
+            old_ids = {r[0] for r in conn.execute("SELECT id FROM chunks WHERE doc_id = ?", (document.id,))}
+            if self.index_enabled:
+                conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = ?)",
+                             (document.id,))
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (document.id,))
             conn.execute(
                 "INSERT INTO documents (id, collection_id, tenant, owner, source, origin, title, media_type, "
@@ -323,12 +356,14 @@ class SQLiteStore(AdminTables):
                     (chunk.id, document.id, cid, scope.tenant, scope.owner, chunk.position, chunk.text,
                      chunk.content_hash, chunk.page, chunk.section, chunk.start, chunk.end, vector.tobytes()),
                 )
-                conn.execute(f"INSERT INTO fts_{cid} (rowid, terms) VALUES (?, ?)", (cur.lastrowid, chunk.terms))
+                if self.index_enabled:
+                    conn.execute(f"INSERT INTO fts_{cid} (rowid, terms) VALUES (?, ?)", (cur.lastrowid, chunk.terms))
             conn.execute("UPDATE collections SET version = version + 1 WHERE id = ?", (cid,))
+        return sorted(old_ids - {c.id for c in chunks})
 
-    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
+    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> list[str]:
         if not doc_ids:
-            return 0
+            return []
         ids = self._collection_ids(scope)
         # Writes touch exactly the scope's owner: an owner deletes only its own
         # documents, an owner-less scope only shared ones.
@@ -336,7 +371,7 @@ class SQLiteStore(AdminTables):
             owner_sql, owner_params = " AND owner IS NULL", []
         else:
             owner_sql, owner_params = " AND owner = ?", [scope.owner]
-        deleted = 0
+        deleted: list[str] = []
         with self._write() as conn:
             for cid in ids.values():
                 for i in range(0, len(doc_ids), 500):
@@ -348,86 +383,13 @@ class SQLiteStore(AdminTables):
                     if not visible:
                         continue
                     vmarks = ",".join("?" * len(visible))
-                    conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id IN ({vmarks}))",
-                                 visible)
+                    if self.index_enabled:
+                        conn.execute(f"DELETE FROM fts_{cid} WHERE rowid IN "
+                                     f"(SELECT rowid FROM chunks WHERE doc_id IN ({vmarks}))", visible)
                     conn.execute(f"DELETE FROM documents WHERE id IN ({vmarks})", visible)
-                    deleted += len(visible)
+                    deleted += visible
                 conn.execute("UPDATE collections SET version = version + 1 WHERE id = ?", (cid,))
         return deleted
-
-    # -- search --------------------------------------------------------------
-    def _vector_index(self, cid: int) -> _VectorIndex:
-        # SQLite may reuse a deleted collection's id; the creation time tells them apart
-        # even when another process did the delete.
-        version = tuple(self._read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
-        with self._index_lock:
-            index = self._indexes.get(cid)
-            if index is not None and index.version == version:
-                return index
-        rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
-        if rows:
-            matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        else:
-            matrix = np.zeros((0, 1), dtype=np.float32)
-        index = _VectorIndex(version=version, rowids=np.array([r[0] for r in rows], dtype=np.int64),
-                             chunk_ids=[r[1] for r in rows], owners=np.array([r[2] for r in rows], dtype=object),
-                             matrix=matrix)
-        with self._index_lock:
-            self._indexes[cid] = index
-        return index
-
-    def _allowed_rowids(self, scope: Scope, cid: int, filters: Filters) -> np.ndarray:
-        where, params = filter_sql(filters)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
-        rows = self._read(
-            f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}{where}",
-            [scope.tenant, cid, *owner_params, *params],
-        )
-        return np.array([r[0] for r in rows], dtype=np.int64)
-
-    def dense_search(self, scope: Scope, vector: np.ndarray, k: int,
-                     filters: Filters | None = None) -> list[tuple[str, float]]:
-        results: list[tuple[str, float]] = []
-        query = np.asarray(vector, dtype=np.float32)
-        for cid in self._collection_ids(scope).values():
-            index = self._vector_index(cid)
-            if not index.chunk_ids:
-                continue
-            if index.matrix.shape[1] != query.shape[0]:
-                raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {index.matrix.shape[1]}")
-            mask = index.shared if scope.owner is None else index.shared | (index.owners == scope.owner)
-            if filters:
-                mask &= np.isin(index.rowids, self._allowed_rowids(scope, cid, filters))
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
-                continue
-            scores = index.matrix[candidates] @ query
-            top = min(k, scores.size)
-            best = np.argpartition(-scores, top - 1)[:top]
-            results.extend((index.chunk_ids[candidates[i]], float(scores[i])) for i in best)
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
-
-    def keyword_search(self, scope: Scope, terms: list[str], k: int,
-                       filters: Filters | None = None) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        where, params = filter_sql(filters)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
-        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
-        results: list[tuple[str, float]] = []
-        for cid in self._collection_ids(scope).values():
-            rows = self._read(
-                f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
-                f"{join_docs} WHERE fts_{cid} MATCH ? AND c.tenant = ? AND c.collection_id = ?{owner_sql}{where} "
-                f"ORDER BY bm25(fts_{cid}) LIMIT ?",
-                [match, scope.tenant, cid, *owner_params, *params, k],
-            )
-            results.extend((r[0], float(r[1])) for r in rows)
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
 
     def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]:
         if not scored:
@@ -450,26 +412,12 @@ class SQLiteStore(AdminTables):
             found.update((r[0], r) for r in rows)
         hits = []
         for chunk_id, score in scored:
-            row = found.get(chunk_id)
-            if row is None:
-                continue
-            metadata = json.loads(row[10])
-            metadata.update({"collection": row[11], "title": row[9], "page": row[4], "section": row[5],
-                             "position": row[6], "start": row[7], "end": row[8]})
-            if row[12] is not None:
-                metadata["owner"] = row[12]
-            hits.append(Hit(chunk_id=row[0], doc_id=row[1], source=row[2], score=score, text=row[3], metadata=metadata))
+            r = found.get(chunk_id)
+            if r is not None:
+                hits.append(Hit(chunk_id=r[0], doc_id=r[1], source=r[2], score=score, text=r[3], page=r[4],
+                                section=r[5], position=r[6], start=r[7], end=r[8], title=r[9],
+                                metadata=json.loads(r[10]), collection=r[11], owner=r[12]))
         return hits
-
-    def record_hits(self, scope: Scope, chunk_ids: list[str]) -> None:
-        """Usage counters: how often and when a chunk was returned."""
-        if not chunk_ids:
-            return
-        with self._write() as conn:
-            conn.execute(
-                f"UPDATE chunks SET hits = hits + 1, last_hit = ? WHERE tenant = ? AND id IN ({','.join('?' * len(chunk_ids))})",
-                [time.time(), scope.tenant, *chunk_ids],
-            )
 
     def counts(self) -> dict[str, int]:
         tenants, collections, documents, chunks = self._read(
@@ -477,3 +425,154 @@ class SQLiteStore(AdminTables):
             "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
         )[0]
         return {"tenants": tenants, "collections": collections, "documents": documents, "chunks": chunks}
+
+    def export_documents(self, tenant: str, collection: str, *, batch: int = 100) -> Iterator[StoredDocument]:
+        cid = self._collection_ids(Scope(tenant, (collection,)))[collection]
+        after = ""
+        while True:
+            docs = self._read(
+                "SELECT id, owner, source, origin, title, media_type, content_hash, metadata FROM documents "
+                "WHERE collection_id = ? AND id > ? ORDER BY id LIMIT ?", (cid, after, batch))
+            if not docs:
+                return
+            after = docs[-1][0]
+            marks = ",".join("?" * len(docs))
+            rows = self._read(
+                f'SELECT doc_id, id, position, text, content_hash, start, "end", page, section, vector FROM chunks '
+                f"WHERE doc_id IN ({marks}) ORDER BY doc_id, position, rowid", [d[0] for d in docs])
+            by_doc: dict[str, list[tuple]] = {}
+            for r in rows:
+                by_doc.setdefault(r[0], []).append(r)
+            for d in docs:
+                record = DocumentRecord(id=d[0], source=d[2], origin=d[3], title=d[4], media_type=d[5],
+                                        content_hash=d[6], metadata=json.loads(d[7]))
+                chunk_rows = by_doc.get(d[0], [])
+                chunks = [ChunkRecord(id=r[1], position=r[2], text=r[3], content_hash=r[4], start=r[5], end=r[6],
+                                      terms="", page=r[7], section=r[8]) for r in chunk_rows]
+                vectors = (np.stack([np.frombuffer(r[9], dtype=np.float32) for r in chunk_rows])
+                           if chunk_rows else np.zeros((0, 0), dtype=np.float32))
+                yield StoredDocument(collection=collection, owner=d[1], record=record, chunks=chunks, vectors=vectors)
+
+    # -- search (SearchIndex) ------------------------------------------------
+    def _vector_index(self, cid: int) -> _VectorIndex:
+        # SQLite may reuse a deleted collection's id; the creation time tells them apart
+        # even when another process did the delete.
+        version = tuple(self._read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
+        with self._index_lock:
+            index = self._indexes.get(cid)
+            if index is not None and index.version == version:
+                return index
+        rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
+        if rows:
+            matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+        else:
+            matrix = np.zeros((0, 1), dtype=np.float32)
+        index = _VectorIndex(version=version, rowids=np.array([r[0] for r in rows], dtype=np.int64),
+                             chunk_ids=[r[1] for r in rows], owners=np.array([r[2] for r in rows], dtype=object),
+                             matrix=matrix)
+        with self._index_lock:
+            self._indexes[cid] = index
+        return index
+
+    def _allowed_rowids(self, scope: Scope, cid: int, filters: Filter) -> np.ndarray:
+        where, params = compile_sqlite(filters)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        rows = self._read(
+            f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id "
+            f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}{where}",
+            [scope.tenant, cid, *owner_params, *params],
+        )
+        return np.array([r[0] for r in rows], dtype=np.int64)
+
+    def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
+                     filters: Filter = ()) -> list[tuple[str, float]]:
+        results: list[tuple[str, float]] = []
+        query = np.asarray(vector, dtype=np.float32)
+        for ref in collections:
+            _check_ref(scope, ref)
+            cid = _cid(ref)
+            index = self._vector_index(cid)
+            if not index.chunk_ids:
+                continue
+            if index.matrix.shape[1] != query.shape[0]:
+                raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {index.matrix.shape[1]}")
+            mask = index.shared if scope.owner is None else index.shared | (index.owners == scope.owner)
+            if filters:
+                mask &= np.isin(index.rowids, self._allowed_rowids(scope, cid, filters))
+            candidates = np.flatnonzero(mask)
+            if candidates.size == 0:
+                continue
+            scores = index.matrix[candidates] @ query
+            top = min(k, scores.size)
+            best = np.argpartition(-scores, top - 1)[:top]
+            results.extend((index.chunk_ids[candidates[i]], float(scores[i])) for i in best)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+    def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
+                       filters: Filter = ()) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+        where, params = compile_sqlite(filters)
+        owner_sql, owner_params = self._owner_sql(scope, "c")
+        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        results: list[tuple[str, float]] = []
+        for ref in collections:
+            _check_ref(scope, ref)
+            cid = _cid(ref)
+            rows = self._read(
+                f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
+                f"{join_docs} WHERE fts_{cid} MATCH ? AND c.tenant = ? AND c.collection_id = ?{owner_sql}{where} "
+                f"ORDER BY bm25(fts_{cid}) LIMIT ?",
+                [match, scope.tenant, cid, *owner_params, *params, k],
+            )
+            results.extend((r[0], float(r[1])) for r in rows)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+    # The catalog's own tables are the index: nothing to write separately.
+    def upsert(self, collection: CollectionRef, owner: str | None, document: DocumentRecord,
+               chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
+        return None
+
+    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
+        return None
+
+    def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
+        return None
+
+    def drop(self, collection: CollectionRef) -> None:
+        return None
+
+
+def _cid(ref: CollectionRef) -> int:
+    """SQLite's collection row id, the first part of the key ``<id>.<random>``."""
+    return int(ref.key.split(".", 1)[0])
+
+
+def _check_ref(scope: Scope, ref: CollectionRef) -> None:
+    if ref.tenant != scope.tenant:
+        raise StoreError("a collection of another tenant was passed to a scoped search")
+
+
+_UNAVAILABLE = ("unable to open", "disk i/o error", "database or disk is full", "database is locked",
+                "readonly database", "no such table")
+
+
+def _mapped(what: str, exc: sqlite3.Error) -> StoreError:
+    """Driver errors → ragline's: the ones that mean "try again later" become
+    ``StoreUnavailableError`` (HTTP 503)."""
+    message = f"{what}: {exc}"
+    if isinstance(exc, sqlite3.OperationalError) and any(s in str(exc).lower() for s in _UNAVAILABLE):
+        return StoreUnavailableError(message)
+    return StoreError(message)
+
+
+def open_backend(url: str | None, settings: Any) -> Any:
+    """The registry's entry: SQLite as catalog, admin and index."""
+    from . import sqlite_path
+    from .facade import Store
+
+    store = SQLiteStore(sqlite_path(url, settings))
+    return Store(store, store, store, url=str(store.path))

@@ -1,23 +1,37 @@
-"""Server-side tables of the embedded store: tenants' API keys and ingestion jobs.
+"""``Admin`` on the embedded store: tenants' API keys and the job queue.
 
 A mixin for ``SQLiteStore`` (it uses the store's ``_write``/``_read``), kept in
 its own module so the catalog and the server's bookkeeping evolve separately.
 Keys are stored as the sha256 of a high-entropy secret, never the secret. Every
-job read or write takes the tenant; only the worker's ``claim_job`` and the
-startup ``resume_unfinished`` span tenants, because they serve all of them.
+job read or write takes the tenant; only the workers' ``claim_job`` spans
+tenants, because it serves all of them. Claims are leased: several processes
+(``ragline serve``, ``ragline worker``) can share one queue on one file.
 """
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import secrets
 import time
 import uuid
 from typing import Any
 
+from ..errors import ConfigError, StoreError
 from ..models import Scope
-from .base import ApiKeyInfo, JobInfo
+from .types import (
+    FAILED,
+    JOB_COLUMNS,
+    JOB_STATES,
+    JOB_UPDATABLE,
+    KEY_PREFIX,
+    QUEUED,
+    RUNNING,
+    FINISHED,
+    ApiKeyInfo,
+    JobInfo,
+    StoredKey,
+    hash_key,
+)
 
 SCHEMA_ADMIN = """
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -49,24 +63,17 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL,
     updated REAL NOT NULL,
     started REAL,
-    finished REAL
+    finished REAL,
+    worker TEXT,
+    lease_until REAL
 );
 CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, not_before, created);
 CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs (tenant, collection, created);
 CREATE INDEX IF NOT EXISTS jobs_doc ON jobs (tenant, doc_id);
 """
 
-JOB_STATES = ("queued", "parsing", "embedding", "indexed", "failed")
-RUNNING = ("parsing", "embedding")
-KEY_PREFIX = "rl-"
-
-_JOB_COLUMNS = ("id, tenant, collection, owner, doc_id, source, kind, path, state, done, total, error, tries, "
-                "not_before, created, updated, started, finished")
-_JOB_FIELDS = {"state", "done", "total", "error", "tries", "not_before", "started", "finished", "path"}
-
-
-def hash_key(secret: str) -> str:
-    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+_JOB_COLUMNS = ", ".join(JOB_COLUMNS)
+_KEY_COLUMNS = "id, tenant, label, prefix, created, last_used"
 
 
 def _job(row: tuple) -> JobInfo:
@@ -74,18 +81,13 @@ def _job(row: tuple) -> JobInfo:
 
 
 def _key(row: tuple) -> ApiKeyInfo:
-    return ApiKeyInfo(id=row[0], tenant=row[1], label=row[2], prefix=row[3], created=row[4], last_used=row[5])
+    return ApiKeyInfo(*row[:6])
 
 
 class AdminTables:
     """API keys and ingestion jobs for ``SQLiteStore``."""
 
-    # -- tenants and API keys ----------------------------------------------
-    def tenant_created(self, tenant: str) -> float | None:
-        """When the tenant was created, or None if it does not exist."""
-        rows = self._read("SELECT created FROM tenants WHERE name = ?", (tenant,))
-        return rows[0][0] if rows else None
-
+    # -- API keys ----------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
         """A new key for an existing tenant: (its record, the secret — shown once)."""
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
@@ -100,18 +102,21 @@ class AdminTables:
         """The live key matching ``secret``, or None. Looked up by hash; the hash is
         compared again in constant time so the index lookup is the only branch."""
         digest = hash_key(secret)
-        rows = self._read("SELECT id, tenant, label, prefix, created, last_used, hash FROM api_keys "
+        rows = self._read(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys "
                           "WHERE hash = ? AND revoked IS NULL", (digest,))
         if not rows or not hmac.compare_digest(rows[0][6], digest):
             return None
         info = _key(rows[0])
         if info.last_used is None or time.time() - info.last_used > 60:  # throttle writes on the hot path
-            with self._write() as conn:
-                conn.execute("UPDATE api_keys SET last_used = ? WHERE id = ?", (time.time(), info.id))
+            try:
+                with self._write() as conn:
+                    conn.execute("UPDATE api_keys SET last_used = ? WHERE id = ?", (time.time(), info.id))
+            except StoreError:  # bookkeeping only: a busy or full disk must not refuse a valid key
+                pass
         return info
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
-        rows = self._read("SELECT id, tenant, label, prefix, created, last_used FROM api_keys "
+        rows = self._read(f"SELECT {_KEY_COLUMNS} FROM api_keys "
                           "WHERE tenant = ? AND revoked IS NULL ORDER BY created", (tenant,))
         return [_key(r) for r in rows]
 
@@ -144,25 +149,40 @@ class AdminTables:
         assert job is not None
         return job
 
-    def claim_job(self) -> JobInfo | None:
-        """Atomically take the oldest runnable queued job (any tenant) and mark it
-        ``parsing``; skips documents another worker is already ingesting."""
+    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
         now = time.time()
         with self._write() as conn:
+            # A job whose worker died too often fails here instead of crash-looping.
+            conn.execute(
+                "UPDATE jobs SET state = ?, error = ?, finished = ?, updated = ?, worker = NULL, lease_until = NULL "
+                "WHERE state IN (?, ?) AND lease_until < ? AND tries >= ?",
+                (FAILED, f"the worker running this job stopped {max_tries} times; not retried", now, now,
+                 *RUNNING, now, max_tries))
             row = conn.execute(
                 f"UPDATE jobs SET state = 'parsing', tries = tries + 1, started = ?, updated = ?, done = 0, "
-                f"error = NULL WHERE id = (SELECT q.id FROM jobs q WHERE q.state = 'queued' AND q.not_before <= ? "
+                f"error = NULL, worker = ?, lease_until = ? WHERE id = ("
+                f"SELECT q.id FROM jobs q WHERE ((q.state = 'queued' AND q.not_before <= ?) "
+                f"OR (q.state IN ('parsing', 'embedding') AND q.lease_until < ?)) "
                 f"AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = q.tenant AND r.doc_id = q.doc_id "
-                f"AND r.state IN ('parsing', 'embedding')) ORDER BY q.not_before, q.created LIMIT 1) "
-                f"RETURNING {_JOB_COLUMNS}", (now, now, now)).fetchone()
+                f"AND r.id != q.id AND r.state IN ('parsing', 'embedding') AND r.lease_until >= ?) "
+                f"ORDER BY q.not_before, q.created LIMIT 1) "
+                f"RETURNING {_JOB_COLUMNS}", (now, now, worker, now + lease_s, now, now, now)).fetchone()
         return _job(row) if row else None
+
+    def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
+        with self._write() as conn:
+            cur = conn.execute("UPDATE jobs SET lease_until = ? WHERE tenant = ? AND id = ? AND worker = ? "
+                               "AND state IN (?, ?)", (time.time() + lease_s, tenant, job_id, worker, *RUNNING))
+        return cur.rowcount > 0
 
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
         """Set job fields (state, done, total, error, …); False if the job is gone."""
-        unknown = set(fields) - _JOB_FIELDS
+        unknown = set(fields) - JOB_UPDATABLE
         if unknown:
-            raise ValueError(f"unknown job fields: {sorted(unknown)}")
+            raise ConfigError(f"unknown job fields: {sorted(unknown)}")
         fields["updated"] = time.time()
+        if fields.get("state") in (QUEUED, *FINISHED):
+            fields.update(worker=None, lease_until=None)
         sets = ", ".join(f"{name} = ?" for name in fields)
         with self._write() as conn:
             cur = conn.execute(f"UPDATE jobs SET {sets} WHERE tenant = ? AND id = ?",
@@ -198,7 +218,8 @@ class AdminTables:
         with self._write() as conn:
             cur = conn.execute(
                 "UPDATE jobs SET state = 'queued', tries = 0, done = 0, error = NULL, not_before = 0, "
-                "finished = NULL, updated = ? WHERE tenant = ? AND id = ? AND state IN ('indexed', 'failed')",
+                "finished = NULL, worker = NULL, lease_until = NULL, updated = ? "
+                "WHERE tenant = ? AND id = ? AND state IN ('indexed', 'failed')",
                 (time.time(), tenant, job_id))
         return cur.rowcount > 0
 
@@ -209,15 +230,6 @@ class AdminTables:
         with self._write() as conn:
             return conn.execute(sql, params).rowcount
 
-    def resume_unfinished(self) -> int:
-        """On start: jobs a previous process left running go back to the queue.
-        Ingestion is idempotent per document, so re-running them loses and
-        duplicates nothing. (One server process per store.)"""
-        with self._write() as conn:
-            cur = conn.execute("UPDATE jobs SET state = 'queued', done = 0, updated = ? WHERE state IN (?, ?)",
-                               (time.time(), *RUNNING))
-        return cur.rowcount
-
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
         """Jobs by state (one tenant's, or all for metrics)."""
         if tenant is None:
@@ -227,3 +239,28 @@ class AdminTables:
         counts = {state: 0 for state in JOB_STATES}
         counts.update(dict(rows))
         return counts
+
+    # -- moving ----------------------------------------------------------------
+    def export_keys(self, tenant: str) -> list[StoredKey]:
+        rows = self._read(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = ? ORDER BY created",
+                          (tenant,))
+        return [StoredKey(info=_key(r), hash=r[6], revoked=r[7]) for r in rows]
+
+    def import_key(self, key: StoredKey) -> bool:
+        i = key.info
+        with self._write() as conn:
+            cur = conn.execute("INSERT OR IGNORE INTO api_keys (id, tenant, label, prefix, hash, created, last_used, "
+                               "revoked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked))
+        return cur.rowcount > 0
+
+    def export_jobs(self, tenant: str) -> list[JobInfo]:
+        return [_job(r) for r in self._read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? ORDER BY created",
+                                            (tenant,))]
+
+    def import_job(self, job: JobInfo) -> bool:
+        marks = ",".join("?" * len(JOB_COLUMNS))
+        with self._write() as conn:
+            cur = conn.execute(f"INSERT OR IGNORE INTO jobs ({_JOB_COLUMNS}) VALUES ({marks})",
+                               [getattr(job, c) for c in JOB_COLUMNS])
+        return cur.rowcount > 0

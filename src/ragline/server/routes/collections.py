@@ -7,9 +7,9 @@ from pydantic import ValidationError
 
 from ...errors import ConfigError
 from ...settings import ChunkingSettings
-from ...store.base import CollectionInfo
+from ...store.types import CollectionInfo
 from ..auth import Tenant
-from ..deps import CollectionPath, engine, scope_for, store
+from ..deps import CollectionPath, engine, scope_for
 from ..errors import ApiError, responses
 from ..schemas import CollectionIn, CollectionList, CollectionOut
 
@@ -29,7 +29,7 @@ def create_collection(body: CollectionIn, request: Request, who: Tenant) -> dict
     scope = scope_for(request, who, body.name)
     if body.model is not None and body.model != eng.embedder.model_id:
         raise ConfigError(f"model {body.model!r} is not available; this server embeds with {eng.embedder.model_id!r}")
-    if any(c.name == body.name for c in store(request).list_collections(who.tenant)):
+    if any(c.name == body.name for c in engine(request).list_collections(who.tenant)):
         raise ApiError(409, "conflict", f"collection {body.name!r} already exists")
     overrides = body.chunking.model_dump(exclude_none=True) if body.chunking else {}
     try:
@@ -42,19 +42,18 @@ def create_collection(body: CollectionIn, request: Request, who: Tenant) -> dict
 @router.get("", response_model=CollectionList)
 def list_collections(request: Request, who: Tenant) -> dict:
     """The tenant's collections with document and chunk counts."""
-    return {"collections": [collection_out(c) for c in store(request).list_collections(who.tenant)]}
+    return {"collections": [collection_out(c) for c in engine(request).list_collections(who.tenant)]}
 
 
 @router.get("/{name}", response_model=CollectionOut, responses=responses(404))
 def get_collection(request: Request, name: CollectionPath, who: Tenant) -> dict:
     """One collection."""
-    return collection_out(store(request).get_collection(scope_for(request, who, name)))
+    return collection_out(engine(request).get_collection(scope_for(request, who, name)))
 
 
 @router.delete("/{name}", status_code=204, response_class=Response, responses=responses(404))
 def delete_collection(request: Request, name: CollectionPath, who: Tenant) -> Response:
     """Delete a collection with its documents, chunks, jobs and kept uploads."""
-    store(request).delete_collection(scope_for(request, who, name))
-    store(request).delete_jobs(who.tenant, collection=name)
+    engine(request).delete_collection(scope_for(request, who, name))
     request.app.state.uploads.remove_collection(who.tenant, name)
     return Response(status_code=204)

@@ -10,7 +10,7 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
 from ...ingest.loaders import supported_extensions
 from ...models import Scope
-from ...store.base import DocumentInfo, JobInfo
+from ...store.types import DocumentInfo, JobInfo
 from ..auth import Principal, Tenant
 from ..deps import (
     CollectionPath,
@@ -21,7 +21,6 @@ from ..deps import (
     note_owner,
     require_collection,
     scope_for,
-    store,
 )
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
@@ -56,8 +55,8 @@ def _document(request: Request, doc: DocumentInfo | None, job: JobInfo | None) -
 def _find(request: Request, who: Principal, doc_id: str, owner: str | None) -> tuple[DocumentInfo | None, JobInfo | None]:
     """The document (from the store, or only its job while it is first ingested); 404 if neither."""
     scope = all_collections_scope(request, who, owner)
-    doc = store(request).get_document(scope, doc_id) if scope is not None else None
-    jobs = [j for j in store(request).list_jobs(who.tenant, doc_id=doc_id, limit=20) if _visible(j, owner)]
+    doc = engine(request).get_document(scope, doc_id) if scope is not None else None
+    jobs = [j for j in engine(request).list_jobs(who.tenant, doc_id=doc_id, limit=20) if _visible(j, owner)]
     if doc is not None:
         jobs = [j for j in jobs if j.collection == doc.collection]
     job = jobs[0] if jobs else None
@@ -97,7 +96,7 @@ def upload_documents(request: Request, name: CollectionPath,
     uploads, jobs = request.app.state.uploads, []
     for filename, upload in checked:
         doc_id, path = uploads.save_file(scope, filename, upload.file)
-        jobs.append(store(request).create_job(scope, doc_id=doc_id, source=filename, kind="file", path=str(path)))
+        jobs.append(engine(request).create_job(scope, doc_id=doc_id, source=filename, kind="file", path=str(path)))
     return _queued(request, jobs)
 
 
@@ -110,7 +109,7 @@ def add_text_documents(body: TextDocumentsIn, request: Request, name: Collection
     uploads, jobs = request.app.state.uploads, []
     for doc in body.documents:
         doc_id, source, path = uploads.save_text(scope, doc.text, doc.source, doc.title, doc.metadata)
-        jobs.append(store(request).create_job(scope, doc_id=doc_id, source=source, kind="text", path=str(path)))
+        jobs.append(engine(request).create_job(scope, doc_id=doc_id, source=source, kind="text", path=str(path)))
     return _queued(request, jobs)
 
 
@@ -119,8 +118,8 @@ def list_documents(request: Request, name: CollectionPath, who: Tenant, owner: O
     """The collection's documents with their state, chunk counts and latest job."""
     scope = scope_for(request, who, name, owner)
     require_collection(request, scope)
-    docs = store(request).list_documents(scope)
-    jobs = {j.doc_id: j for j in store(request).list_jobs(who.tenant, collection=name, latest_per_document=True)
+    docs = engine(request).list_documents(scope)
+    jobs = {j.doc_id: j for j in engine(request).list_jobs(who.tenant, collection=name, latest_per_document=True)
             if _visible(j, scope.owner)}
     out = [_document(request, d, jobs.pop(d.id, None)) for d in docs]
     # Documents still on their first ingestion (or whose first ingestion failed) exist only as jobs.
@@ -146,10 +145,10 @@ def delete_document(doc_id: str, request: Request, who: Tenant, owner: Owner = N
     scope = Scope(who.tenant, (collection,), doc_owner)
     uploads = request.app.state.uploads
     # Records files (JSON Lines) yield several documents from one upload: all go.
-    from_upload = [d.id for d in store(request).list_documents(
+    from_upload = [d.id for d in engine(request).list_documents(
         scope, origin_prefix=str(uploads.document_dir(scope, doc_id).resolve()) + "/")]
-    store(request).delete_jobs(who.tenant, collection=collection, doc_id=doc_id)
-    store(request).delete_documents(scope, list(dict.fromkeys([doc_id, *from_upload])))
+    engine(request).delete_jobs(who.tenant, collection=collection, doc_id=doc_id)
+    engine(request).delete(scope, list(dict.fromkeys([doc_id, *from_upload])))
     uploads.remove_document(scope, doc_id)
     return Response(status_code=204)
 
@@ -161,9 +160,9 @@ def reingest_document(doc_id: str, request: Request, who: Tenant, owner: Owner =
     if job is None:
         raise ApiError(409, "conflict", f"document {doc_id!r} was not uploaded through the API; upload it again")
     if job.state in ("indexed", "failed"):
-        store(request).requeue_job(who.tenant, job.id)
+        engine(request).requeue_job(who.tenant, job.id)
         request.app.state.runner.notify()
-    fresh = store(request).get_job(who.tenant, job.id)
+    fresh = engine(request).get_job(who.tenant, job.id)
     if fresh is None:
         raise not_found(f"document {doc_id!r}")
     return _job(request, fresh)
@@ -173,10 +172,9 @@ def reingest_document(doc_id: str, request: Request, who: Tenant, owner: Owner =
 def get_chunk(doc_id: str, chunk_id: str, request: Request, who: Tenant, owner: Owner = None) -> dict:
     """One stored passage of a document, with its text, page and title (for citations)."""
     scope = all_collections_scope(request, who, owner)
-    hits = store(request).get_hits(scope, [(chunk_id, 0.0)]) if scope is not None else []
-    if not hits or hits[0].doc_id != doc_id:
+    hit = engine(request).passage(scope, chunk_id) if scope is not None else None
+    if hit is None or hit.doc_id != doc_id:
         raise not_found(f"chunk {chunk_id!r} of document {doc_id!r}")
-    hit, meta = hits[0], hits[0].metadata
-    return {"id": hit.chunk_id, "doc_id": hit.doc_id, "collection": meta.get("collection"), "source": hit.source,
-            "title": meta.get("title"), "text": hit.text, "page": meta.get("page"), "section": meta.get("section"),
-            "position": meta.get("position", 0), "start": meta.get("start", 0), "end": meta.get("end", 0)}
+    return {"id": hit.chunk_id, "doc_id": hit.doc_id, "collection": hit.collection, "source": hit.source,
+            "title": hit.title, "text": hit.text, "page": hit.page, "section": hit.section,
+            "position": hit.position, "start": hit.start, "end": hit.end}

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 
 from ..auth import Tenant
-from ..deps import Owner, note_owner, store
+from ..deps import Owner, engine, note_owner
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
 from ..schemas import NAME_PATTERN, JobList, JobOut
@@ -22,7 +22,7 @@ def list_jobs(request: Request, who: Tenant,
               limit: Annotated[int, Query(ge=1, le=1000)] = 100, owner: Owner = None) -> dict:
     """The tenant's jobs, newest first: shared documents' jobs, plus the owner's own."""
     runner = request.app.state.runner
-    jobs = store(request).list_jobs(who.tenant, collection=collection, state=state, limit=limit,
+    jobs = engine(request).list_jobs(who.tenant, collection=collection, state=state, limit=limit,
                                     all_owners=False, owner=note_owner(request, owner))
     return {"jobs": [job_to_dict(j, runner.live(j.id)) for j in jobs]}
 
@@ -30,7 +30,7 @@ def list_jobs(request: Request, who: Tenant,
 @router.get("/{job_id}", response_model=JobOut, responses=responses(404))
 def get_job(job_id: str, request: Request, who: Tenant) -> dict:
     """One job: state, progress (done/total chunks), ETA, error and tries."""
-    job = store(request).get_job(who.tenant, job_id)
+    job = engine(request).get_job(who.tenant, job_id)
     if job is None:
         raise not_found(f"job {job_id!r}")
     return job_to_dict(job, request.app.state.runner.live(job.id))
@@ -39,13 +39,13 @@ def get_job(job_id: str, request: Request, who: Tenant) -> dict:
 @router.post("/{job_id}/retry", status_code=202, response_model=JobOut, responses=responses(404, 409))
 def retry_job(job_id: str, request: Request, who: Tenant) -> dict:
     """Queue a failed job again."""
-    job = store(request).get_job(who.tenant, job_id)
+    job = engine(request).get_job(who.tenant, job_id)
     if job is None:
         raise not_found(f"job {job_id!r}")
-    if job.state != "failed" or not store(request).requeue_job(who.tenant, job_id):
+    if job.state != "failed" or not engine(request).requeue_job(who.tenant, job_id):
         raise ApiError(409, "conflict", f"job {job_id!r} is {job.state}; only a failed job can be retried")
     request.app.state.runner.notify()
-    fresh = store(request).get_job(who.tenant, job_id)
+    fresh = engine(request).get_job(who.tenant, job_id)
     if fresh is None:
         raise not_found(f"job {job_id!r}")
     return job_to_dict(fresh)

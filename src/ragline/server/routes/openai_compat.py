@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import NotFoundError
 from ..auth import Tenant
-from ..deps import engine, note, require_collection, scope_for, store
+from ..deps import engine, note, require_collection, scope_for
 from ..errors import ApiError, map_exception, responses
 from ..schemas import NAME_PATTERN, OWNER_PATTERN, CitationOut
 from .ask import SSE_DOC, ask_events, record_answer
@@ -85,7 +85,7 @@ class ChatCompletionOut(BaseModel):
 def list_models(request: Request, who: Tenant) -> dict:
     """One model per collection of the tenant."""
     return {"object": "list", "data": [{"id": c.name, "object": "model", "created": int(c.created),
-                                        "owned_by": who.tenant} for c in store(request).list_collections(who.tenant)]}
+                                        "owned_by": who.tenant} for c in engine(request).list_collections(who.tenant)]}
 
 
 def _text(content: str | list[dict[str, Any]] | None) -> str:

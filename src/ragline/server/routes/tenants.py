@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Request, Response
 
 from ..auth import Tenant, require_admin
-from ..deps import store
+from ..deps import engine
 from ..errors import ApiError, not_found, responses
 from ..schemas import KeyIn, KeyList, MeOut, NewKeyOut, TenantIn, TenantList, TenantOut
 
@@ -15,7 +15,7 @@ admin = APIRouter(prefix="/v1/tenants", tags=["tenants"], dependencies=[Depends(
 
 
 def _tenant_created(request: Request, name: str) -> float:
-    created = store(request).tenant_created(name)
+    created = engine(request).tenant_created(name)
     if created is None:
         raise not_found(f"tenant {name!r}")
     return created
@@ -29,23 +29,22 @@ def _key_out(info) -> dict:  # type: ignore[no-untyped-def]
 @admin.post("", status_code=201, response_model=TenantOut, responses=responses(409))
 def create_tenant(body: TenantIn, request: Request) -> dict:
     """Create a tenant (the isolation boundary)."""
-    if body.name in store(request).tenants():
+    if not engine(request).ensure_tenant(body.name):
         raise ApiError(409, "conflict", f"tenant {body.name!r} already exists")
-    store(request).ensure_tenant(body.name)
     return {"name": body.name, "created": _tenant_created(request, body.name)}
 
 
 @admin.get("", response_model=TenantList)
 def list_tenants(request: Request) -> dict:
     """Every tenant."""
-    return {"tenants": [{"name": n, "created": _tenant_created(request, n)} for n in store(request).tenants()]}
+    return {"tenants": [{"name": n, "created": _tenant_created(request, n)} for n in engine(request).tenants()]}
 
 
 @admin.post("/{tenant}/keys", status_code=201, response_model=NewKeyOut, responses=responses(404))
 def create_key(tenant: str, request: Request, body: KeyIn | None = None) -> dict:
     """A new API key for the tenant; the secret is in this response only."""
     _tenant_created(request, tenant)
-    info, secret = store(request).create_api_key(tenant, body.label if body else None)
+    info, secret = engine(request).create_api_key(tenant, body.label if body else None)
     return {**_key_out(info), "key": secret}
 
 
@@ -53,13 +52,13 @@ def create_key(tenant: str, request: Request, body: KeyIn | None = None) -> dict
 def list_keys(tenant: str, request: Request) -> dict:
     """The tenant's live keys (never the secrets)."""
     _tenant_created(request, tenant)
-    return {"keys": [_key_out(k) for k in store(request).list_api_keys(tenant)]}
+    return {"keys": [_key_out(k) for k in engine(request).list_api_keys(tenant)]}
 
 
 @admin.delete("/{tenant}/keys/{key_id}", status_code=204, response_class=Response, responses=responses(404))
 def revoke_key(tenant: str, key_id: str, request: Request) -> Response:
     """Revoke a key; requests with it get 401 from now on."""
-    if not store(request).revoke_api_key(tenant, key_id):
+    if not engine(request).revoke_api_key(tenant, key_id):
         raise not_found(f"key {key_id!r} of tenant {tenant!r}")
     return Response(status_code=204)
 

@@ -1,0 +1,110 @@
+"""The Engine's bookkeeping operations: tenants, API keys, collections, documents
+and the job queue. The CLI and the server call these (through ``Engine``), never
+a store: every call lands on the one scoped store API."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import NotFoundError
+from .models import Hit, Scope
+from .store.types import ApiKeyInfo, CollectionInfo, DocumentInfo, JobInfo
+
+if TYPE_CHECKING:
+    from .settings import Settings
+    from .store import Store
+
+MAX_JOB_TRIES = 3
+"""Tries of one job, counted across restarts: a file that kills its worker fails for good after this many."""
+
+
+class EngineAdmin:
+    """Mixed into ``Engine``; needs ``self.store`` and ``self.settings``."""
+
+    store: Store
+    settings: Settings
+
+    # -- tenants and keys (operators) ----------------------------------------
+    def tenants(self) -> list[str]:
+        return self.store.catalog.tenants()
+
+    def tenant_created(self, tenant: str) -> float | None:
+        return self.store.catalog.tenant_created(tenant)
+
+    def ensure_tenant(self, tenant: str) -> bool:
+        """Create the tenant; False if it existed already."""
+        existed = self.store.catalog.tenant_created(tenant) is not None
+        self.store.catalog.ensure_tenant(tenant)
+        return not existed
+
+    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+        """A new key for an existing tenant (``NotFoundError`` otherwise): (record, secret)."""
+        if self.store.catalog.tenant_created(tenant) is None:
+            raise NotFoundError(f"tenant {tenant!r} not found")
+        return self.store.admin.create_api_key(tenant, label)
+
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
+        return self.store.admin.verify_api_key(secret)
+
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
+        return self.store.admin.list_api_keys(tenant)
+
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        return self.store.admin.revoke_api_key(tenant, key_id)
+
+    # -- collections and documents -------------------------------------------
+    def list_collections(self, tenant: str) -> list[CollectionInfo]:
+        return self.store.list_collections(tenant)
+
+    def get_collection(self, scope: Scope) -> CollectionInfo:
+        return self.store.get_collection(scope)
+
+    def delete_collection(self, scope: Scope) -> None:
+        """Delete the collection with its documents, chunks and jobs."""
+        self.store.delete_collection(scope)
+        self.store.admin.delete_jobs(scope.tenant, collection=scope.collection)
+
+    def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None:
+        return self.store.get_document(scope, doc_id)
+
+    def list_documents(self, scope: Scope, *, origin_prefix: str | None = None) -> list[DocumentInfo]:
+        return self.store.list_documents(scope, origin_prefix=origin_prefix)
+
+    def passage(self, scope: Scope, chunk_id: str) -> Hit | None:
+        """One stored chunk visible in the scope (for a cited passage), or None."""
+        hits = self.store.get_hits(scope, [(chunk_id, 0.0)])
+        return hits[0] if hits else None
+
+    def delete(self, scope: Scope, doc_ids: list[str]) -> int:
+        """Delete documents the scope's owner owns exactly; returns how many."""
+        return self.store.delete_documents(scope, doc_ids)
+
+    # -- jobs ------------------------------------------------------------------
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
+        return self.store.admin.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
+
+    def claim_job(self, worker: str) -> JobInfo | None:
+        """The next job for ``worker``, leased for ``server.job_lease_s``."""
+        return self.store.admin.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES)
+
+    def renew_lease(self, job: JobInfo, worker: str) -> bool:
+        return self.store.admin.renew_lease(job.tenant, job.id, worker, self.settings.server.job_lease_s)
+
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
+        return self.store.admin.update_job(tenant, job_id, **fields)
+
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
+        return self.store.admin.get_job(tenant, job_id)
+
+    def list_jobs(self, tenant: str, **filters: Any) -> list[JobInfo]:
+        """See ``Admin.list_jobs`` for the filters."""
+        return self.store.admin.list_jobs(tenant, **filters)
+
+    def requeue_job(self, tenant: str, job_id: str) -> bool:
+        return self.store.admin.requeue_job(tenant, job_id)
+
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
+        return self.store.admin.delete_jobs(tenant, collection=collection, doc_id=doc_id)
+
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]:
+        return self.store.admin.job_counts(tenant)

@@ -1,0 +1,102 @@
+"""``Store``: the one scoped store API the engine uses, over a catalog, an admin
+store and a search index (three roles that may be one object).
+
+It parses filters once (``filters.parse_filters``), resolves a scope's
+collections once per search, and keeps an external index in step with the
+catalog: new points are written before the catalog commits and stale ones removed
+after, so a reader, which always hydrates hits through the catalog, never sees
+a half-written document; a failure in between leaves only invisible orphans that
+the next write of the same document removes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..models import Hit, Scope
+from .base import Admin, Catalog, Scored, SearchIndex
+from .filters import parse_filters
+from .types import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord
+
+
+class Store:
+    """Catalog + admin + index, as one object. ``catalog``, ``admin`` and ``index``
+    are public for operators' tools (migrate, rebuild); request paths use the
+    methods below, all scoped."""
+
+    def __init__(self, catalog: Catalog, admin: Admin, index: SearchIndex, *, url: str = "") -> None:
+        self.catalog = catalog
+        self.admin = admin
+        self.index = index
+        self.url = url
+
+    # -- collections ---------------------------------------------------------
+    def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
+                          config: dict[str, Any] | None = None) -> CollectionInfo:
+        return self.catalog.ensure_collection(scope, model_id=model_id, dimension=dimension, config=config)
+
+    def get_collection(self, scope: Scope) -> CollectionInfo:
+        return self.catalog.get_collection(scope)
+
+    def list_collections(self, tenant: str) -> list[CollectionInfo]:
+        return self.catalog.list_collections(tenant)
+
+    def delete_collection(self, scope: Scope) -> None:
+        for ref in self.catalog.delete_collection(scope):
+            if self.index.external:
+                self.index.drop(ref)
+
+    # -- documents -----------------------------------------------------------
+    def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None:
+        return self.catalog.get_document(scope, doc_id)
+
+    def list_documents(self, scope: Scope, *, origin_prefix: str | None = None) -> list[DocumentInfo]:
+        return self.catalog.list_documents(scope, origin_prefix=origin_prefix)
+
+    def chunk_vectors(self, scope: Scope, doc_id: str) -> dict[str, tuple[str, np.ndarray]]:
+        return self.catalog.chunk_vectors(scope, doc_id)
+
+    def vectors(self, scope: Scope, chunk_ids: list[str]) -> dict[str, np.ndarray]:
+        return self.catalog.vectors(scope, chunk_ids)
+
+    def document_chunk_ids(self, scope: Scope, doc_id: str) -> list[str]:
+        return self.catalog.document_chunk_ids(scope, doc_id)
+
+    def put_document(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord],
+                     vectors: np.ndarray) -> None:
+        if not self.index.external:
+            self.catalog.put_document(scope, document, chunks, vectors)
+            return
+        ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
+        self.index.upsert(ref, scope.owner, document, chunks, vectors)
+        stale = self.catalog.put_document(scope, document, chunks, vectors)
+        if stale:
+            self.index.delete_chunks(ref, stale)
+
+    def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
+        deleted = self.catalog.delete_documents(scope, doc_ids)
+        if deleted and self.index.external:
+            for ref in self.catalog.resolve(scope):
+                self.index.remove_documents(ref, deleted)
+        return len(deleted)
+
+    # -- search --------------------------------------------------------------
+    def dense_search(self, scope: Scope, vector: np.ndarray, k: int, filters: Any = None) -> Scored:
+        conditions = parse_filters(filters)
+        return self.index.dense_search(scope, self.catalog.resolve(scope), vector, k, conditions)
+
+    def keyword_search(self, scope: Scope, terms: list[str], k: int, filters: Any = None) -> Scored:
+        conditions = parse_filters(filters)
+        return self.index.keyword_search(scope, self.catalog.resolve(scope), terms, k, conditions)
+
+    def get_hits(self, scope: Scope, scored: Scored) -> list[Hit]:
+        return self.catalog.get_hits(scope, scored)
+
+    def close(self) -> None:
+        seen: set[int] = set()
+        for part in (self.index, self.admin, self.catalog):
+            if id(part) not in seen:
+                seen.add(id(part))
+                part.close()

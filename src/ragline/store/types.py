@@ -1,0 +1,173 @@
+"""The values that cross the store seam, and the constants every backend shares.
+
+Defined once here: job states, the name pattern of tenants and collections, the
+API key format. Backends, the engine, the CLI and the server import them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""Tenant and collection names: what the API can address in a URL path."""
+
+# -- jobs --------------------------------------------------------------------
+QUEUED, PARSING, EMBEDDING, INDEXED, FAILED = "queued", "parsing", "embedding", "indexed", "failed"
+JOB_STATES = (QUEUED, PARSING, EMBEDDING, INDEXED, FAILED)
+RUNNING = (PARSING, EMBEDDING)
+FINISHED = (INDEXED, FAILED)
+JOB_KINDS = ("file", "text")
+
+# -- API keys ----------------------------------------------------------------
+KEY_PREFIX = "rl-"
+
+
+def hash_key(secret: str) -> str:
+    """What a backend stores for an API key: the sha256 of the secret, never the secret."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CollectionRef:
+    """Just enough to address a collection in an index: ``key`` is unique for the
+    collection's lifetime (a re-created collection of the same name gets a new one)."""
+
+    tenant: str
+    name: str
+    key: str
+    dimension: int
+    config: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class CollectionInfo:
+    """A collection with its embedding model pin and its sizes."""
+
+    tenant: str
+    name: str
+    model_id: str
+    dimension: int
+    config: dict[str, Any]
+    documents: int = 0
+    chunks: int = 0
+    created: float = 0.0
+
+
+@dataclass
+class ChunkRecord:
+    """A chunk ready to store: its id, text, position, and the analyzed terms the
+    keyword index holds (space-separated, produced by ``retrieve.analyzer``)."""
+
+    id: str
+    position: int
+    text: str
+    content_hash: str
+    start: int
+    end: int
+    terms: str
+    page: int | None = None
+    section: str | None = None
+
+
+@dataclass
+class DocumentRecord:
+    """A document ready to store. ``metadata`` is the user's metadata only."""
+
+    id: str
+    source: str
+    origin: str | None
+    title: str | None
+    media_type: str
+    content_hash: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    """A stored document as listed or fetched."""
+
+    id: str
+    collection: str
+    owner: str | None
+    source: str
+    origin: str | None
+    title: str | None
+    media_type: str
+    content_hash: str
+    metadata: dict[str, Any]
+    state: str
+    error: str | None
+    chunks: int
+    created: float
+    updated: float
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    """A document with its chunks and vectors, as copied between backends
+    (``ragline migrate``) or replayed into a rebuilt index."""
+
+    collection: str
+    owner: str | None
+    record: DocumentRecord
+    chunks: list[ChunkRecord]
+    vectors: Any  # np.ndarray (n, dimension) float32
+
+
+@dataclass(frozen=True)
+class ApiKeyInfo:
+    """A tenant's API key as stored: never the secret itself."""
+
+    id: str
+    tenant: str
+    label: str | None
+    prefix: str
+    created: float
+    last_used: float | None = None
+
+
+@dataclass(frozen=True)
+class StoredKey:
+    """An API key row as copied between backends: the hash, never the secret."""
+
+    info: ApiKeyInfo
+    hash: str
+    revoked: float | None
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    """One background ingestion job (one uploaded file or text document).
+
+    A claimed job carries a lease: ``worker`` holds it until ``lease_until``; a
+    worker that dies stops renewing it, and another worker claims the job again."""
+
+    id: str
+    tenant: str
+    collection: str
+    owner: str | None
+    doc_id: str
+    source: str
+    kind: str  # one of JOB_KINDS
+    path: str  # the kept upload the job reads
+    state: str  # one of JOB_STATES
+    done: int
+    total: int
+    error: str | None
+    tries: int
+    not_before: float
+    created: float
+    updated: float
+    started: float | None
+    finished: float | None
+    worker: str | None = None
+    lease_until: float | None = None
+
+
+JOB_COLUMNS = ("id", "tenant", "collection", "owner", "doc_id", "source", "kind", "path", "state", "done", "total",
+               "error", "tries", "not_before", "created", "updated", "started", "finished", "worker", "lease_until")
+"""JobInfo's fields in order: backends select these columns and build ``JobInfo(*row)``."""
+
+JOB_UPDATABLE = frozenset({"state", "done", "total", "error", "tries", "not_before", "started", "finished", "path"})
