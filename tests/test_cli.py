@@ -44,7 +44,8 @@ def test_ingest_search_status(run, corpus: Path) -> None:
     result = run("search", "lost card", "--tenant", "acme", "--collection", "kb", "--json", "-k", "1")
     assert result.returncode == 0, result.stderr
     (hit,) = json.loads(result.stdout)
-    assert set(hit) == {"chunk_id", "doc_id", "source", "score", "text", "metadata"}
+    assert set(hit) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title", "page", "section",
+                        "position", "start", "end", "owner", "metadata"}
     assert hit["source"] == "kb/cards.html" and "lost card" in hit["text"]
 
     for mode in ("dense", "keyword", "hybrid"):

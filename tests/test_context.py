@@ -17,8 +17,7 @@ COUNTER = default_counter()
 def hit(n: int, text: str, *, doc: str | None = None, start: int = 0, title: str | None = None,
         page: int | None = None, section: str | None = None, position: int = 0) -> Hit:
     return Hit(chunk_id=f"c{n}", doc_id=doc or f"d{n}", source=f"/data/file{n}.pdf", score=1.0 / n, text=text,
-               metadata={"title": title, "page": page, "section": section, "start": start, "end": start + len(text),
-                         "position": position})
+               title=title, page=page, section=section, start=start, end=start + len(text), position=position)
 
 
 def words(n: int, word: str = "alpha") -> str:
@@ -131,4 +130,4 @@ def test_neighbouring_chunks_are_stitched_without_repeating_the_overlap(engine) 
     for sentence in sentences:  # each sentence at most once: the overlap was not repeated
         assert text.count(sentence) <= 1
     start, end = wide.sources[0].span
-    assert start < hits[0].metadata["start"] or end > hits[0].metadata["end"]
+    assert start < hits[0].start or end > hits[0].end

@@ -195,10 +195,10 @@ def test_bench_writes_results_json_and_a_readable_table(beir: Path, eval_setting
 def test_the_real_model_finds_the_answers(beir: Path, eval_settings: Settings, minilm) -> None:
     """One small run with the default MiniLM embedder through the whole harness."""
     from ragline.engine import Engine
-    from ragline.store.sqlite import SQLiteStore
+    from ragline.store import open_store
 
     settings = eval_settings.model_copy(update={"embedder": EmbedderSettings(name="minilm")})
-    engine = Engine(settings, embedder=minilm, store=SQLiteStore(settings.home / "eval.sqlite"))
+    engine = Engine(settings, embedder=minilm, store=open_store(settings, str(settings.home / "eval.sqlite")))
     runner = EvalRunner(settings, load_dataset(beir, "test"), engine=engine)
     try:
         dense, hybrid = runner.run_mode("dense"), runner.run_mode("hybrid")

@@ -168,10 +168,10 @@ def test_encoded_tenant_names_never_share_an_upload_directory(world) -> None:
     its upload directory with an API tenant named like its encoding: deleting the
     latter's collection would delete the former's kept uploads."""
     server, _ = world
-    uploads, store = server.app.state.uploads, server.app.state.engine.store
+    uploads, engine = server.app.state.uploads, server.app.state.engine
     odd = "Acme Corp"
-    store.ensure_tenant(odd)
-    _, odd_key = store.create_api_key(odd, "cli-made")
+    engine.ensure_tenant(odd)
+    _, odd_key = engine.create_api_key(odd, "cli-made")
     lookalike = "x-" + odd.encode("utf-8").hex()
     long_a, long_b = "Tenant " + "n" * 70 + " A", "Tenant " + "n" * 70 + " B"
     assert uploads.collection_dir(odd, "docs") != uploads.collection_dir(lookalike, "docs")

@@ -77,7 +77,7 @@ def test_whole_folder_ingests_with_one_failure(engine) -> None:
     assert summary.added >= 30 and summary.chunks > 100
     assert {w["path"].rsplit("/", 1)[-1] for w in summary.warnings} == IMAGE_ONLY
     hits = engine.search("Geometrie und Topologie", Scope("t", ("pdfs",)), k=3).hits
-    assert hits and hits[0].source.endswith("GeoTopo-komprimiert.pdf") and hits[0].metadata["page"] is not None
+    assert hits and hits[0].source.endswith("GeoTopo-komprimiert.pdf") and hits[0].page is not None
 
 
 def test_hyphenation_marks_are_joined() -> None:

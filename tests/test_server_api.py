@@ -81,7 +81,9 @@ def test_upload_poll_search_and_fetch_citation(client: httpx.Client) -> None:
     result = client.post("/v1/search", json={"query": "overdraft fee", "collection": "docs", "k": 3}).json()
     top = result["hits"][0]
     assert top["source"] == "fees.md" and "5 EUR" in top["text"]
-    assert set(top) == {"chunk_id", "doc_id", "source", "score", "text", "metadata"}
+    assert set(top) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title", "page", "section",
+                        "position", "start", "end", "owner", "metadata"}
+    assert top["title"] == "Fees" and top["collection"] == "docs" and "title" not in top["metadata"]
     assert result["mode"] == "hybrid" and {"embed", "dense", "keyword", "fetch"} <= set(result["timings_ms"])
 
     chunk = client.get(f"/v1/documents/{top['doc_id']}/chunks/{top['chunk_id']}").json()
@@ -195,7 +197,7 @@ def test_keys_are_hashed_listed_and_revocable(server: LiveServer, tmp_path: Path
         _error(admin.post("/v1/tenants", json={"name": "keyco"}), 409, "conflict")
         _error(admin.post("/v1/tenants/ghost/keys", json={}), 404, "not_found")
         assert "keyco" in [t["name"] for t in admin.get("/v1/tenants").json()["tenants"]]
-        store = server.app.state.engine.store
+        store = server.app.state.engine.store.admin
         raw = store._read("SELECT hash FROM api_keys WHERE id = ?", (keys[0]["id"],))[0][0]
         assert key not in raw and len(raw) == 64  # only the sha256 is stored
         with server.client(key) as tenant:

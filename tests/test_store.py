@@ -1,4 +1,6 @@
-"""The SQLite store: model pinning, atomic writes, filters, both search paths."""
+"""Storage through the Engine on the embedded default, and what is SQLite-specific
+(its in-process vector index). Backend behaviour itself is the store contract
+(tests/store_contract.py), which every backend passes."""
 
 from __future__ import annotations
 
@@ -6,10 +8,11 @@ import numpy as np
 import pytest
 
 from ragline.embed.hashing import HashingEmbedder
-from ragline.errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
+from ragline.errors import ConfigError, ModelMismatchError, NotFoundError
 from ragline.models import Block, Document, Scope
-from ragline.store.base import ChunkRecord, DocumentRecord
-from ragline.store.sqlite import SQLiteStore
+from ragline.settings import Settings
+from ragline.store import open_store
+from ragline.store.types import ChunkRecord, DocumentRecord
 
 S = Scope("acme", ("kb",))
 
@@ -22,7 +25,7 @@ def docs(n: int) -> list[Document]:
 
 def test_collection_remembers_model(engine) -> None:
     engine.add_documents(docs(2), S)
-    info = engine.store.get_collection(S)
+    info = engine.get_collection(S)
     assert (info.model_id, info.dimension, info.documents) == ("ragline/hashing-v1", 256, 2)
     with pytest.raises(ModelMismatchError, match="hashing-v1"):
         engine.store.ensure_collection(S, model_id="other/model", dimension=384)
@@ -33,28 +36,12 @@ def test_missing_collection_is_not_found(engine) -> None:
         engine.search("anything", Scope("acme", ("nope",)))
 
 
-def test_failed_write_keeps_previous_version(tmp_path) -> None:
-    store = SQLiteStore(tmp_path / "s.sqlite")
-    store.ensure_collection(S, model_id="m", dimension=2)
-    record = DocumentRecord(id="d1", source="a", origin=None, title=None, media_type="text/plain", content_hash="h1")
-    good = [ChunkRecord(id="c1", position=0, text="old text", content_hash="x", start=0, end=8, terms="old text")]
-    store.put_document(S, record, good, np.array([[1.0, 0.0]], np.float32))
-    clash = [ChunkRecord(id="c2", position=0, text="new", content_hash="y", start=0, end=3, terms="new"),
-             ChunkRecord(id="c2", position=1, text="dup", content_hash="z", start=4, end=7, terms="dup")]
-    record.content_hash = "h2"
-    with pytest.raises(StoreError):
-        store.put_document(S, record, clash, np.array([[1.0, 0.0], [0.0, 1.0]], np.float32))
-    assert store.get_document(S, "d1").content_hash == "h1"
-    assert [h.text for h in store.get_hits(S, [("c1", 1.0)])] == ["old text"]
-    assert store.keyword_search(S, ["old"], 5) and not store.keyword_search(S, ["dup"], 5)
-
-
 @pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
 def test_filters(engine, mode: str) -> None:
     engine.add_documents(docs(12), S)
     q = "card blocking"
     by_page = engine.search(q, S, mode=mode, k=20, filters={"page": 2}).hits
-    assert by_page and all(h.metadata["page"] == 2 for h in by_page)
+    assert by_page and all(h.page == 2 for h in by_page)
     by_range = engine.search(q, S, mode=mode, k=20, filters={"year": {"gte": 2005, "lt": 2009}}).hits
     assert by_range and all(2005 <= h.metadata["year"] < 2009 for h in by_range)
     by_list = engine.search(q, S, mode=mode, k=20, filters={"source": ["doc1.txt", "doc5.txt"]}).hits
@@ -75,7 +62,8 @@ def test_search_modes_find_the_topic(engine) -> None:
     for mode in ("dense", "keyword", "hybrid"):
         hits = engine.search("wire transfer fees", S, mode=mode, k=2).hits
         assert "wire transfer fees" in hits[0].text, mode
-        assert set(hits[0].to_dict()) == {"chunk_id", "doc_id", "source", "score", "text", "metadata"}
+        assert set(hits[0].to_dict()) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title",
+                                          "page", "section", "position", "start", "end", "owner", "metadata"}
 
 
 def test_threshold_and_k(engine) -> None:
@@ -97,11 +85,11 @@ def test_vector_index_rebuilds_after_writes(engine) -> None:
 
 def test_delete_collection(engine) -> None:
     engine.add_documents(docs(3), S)
-    engine.store.delete_collection(S)
+    engine.delete_collection(S)
     with pytest.raises(NotFoundError):
-        engine.store.get_collection(S)
+        engine.get_collection(S)
     engine.add_documents(docs(1), S)  # can be re-created
-    assert engine.store.get_collection(S).documents == 1
+    assert engine.get_collection(S).documents == 1
 
 
 def test_hashing_embedder_is_deterministic_and_normalised() -> None:
@@ -121,7 +109,7 @@ def test_owner_deletes_only_its_own_documents(engine) -> None:
     shared, ann = S, Scope("acme", ("kb",), "ann")
     engine.add_documents([Document("shared.txt", [Block("shared handbook text")])], shared)
     engine.add_documents([Document("mine.txt", [Block("ann private text")])], ann)
-    ids = {d.source: d.id for d in engine.store.list_documents(ann)}
+    ids = {d.source: d.id for d in engine.list_documents(ann)}
     assert engine.delete(ann, [ids["shared.txt"]]) == 0  # visible to ann, but not hers to delete
     assert engine.delete(shared, [ids["mine.txt"]]) == 0
     assert engine.delete(ann, [ids["mine.txt"]]) == 1
@@ -130,7 +118,7 @@ def test_owner_deletes_only_its_own_documents(engine) -> None:
 
 def test_vector_index_is_not_reused_for_a_recreated_collection(tmp_path) -> None:
     settings_path = tmp_path / "s.sqlite"
-    reader, writer = SQLiteStore(settings_path), SQLiteStore(settings_path)  # two processes' views
+    reader, writer = open_store(Settings(), str(settings_path)), open_store(Settings(), str(settings_path))  # two processes' views
     for store in (writer,):
         store.ensure_collection(S, model_id="m", dimension=2)
     rec = DocumentRecord(id="d1", source="a", origin=None, title=None, media_type="text/plain", content_hash="h")
@@ -150,7 +138,7 @@ def test_vectors_and_document_chunk_ids_respect_the_scope(engine) -> None:
     same = "Same paragraph here. " * 40
     text = f"{same}\n\n{same}\n\n" + "A different closing paragraph. " * 10
     engine.add_documents([Document("a.txt", [Block(text)])], ann)
-    (doc,) = engine.store.list_documents(ann)
+    (doc,) = engine.list_documents(ann)
     chunk_ids = engine.store.document_chunk_ids(ann, doc.id)
     assert len(chunk_ids) == doc.chunks >= 3 and len(set(chunk_ids)) == len(chunk_ids)
     assert set(engine.store.vectors(ann, chunk_ids)) == set(chunk_ids)

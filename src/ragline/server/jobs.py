@@ -73,6 +73,7 @@ class JobRunner:
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
+        self._beat: threading.Thread | None = None
         self._live: dict[str, _Live] = {}
         self._running: dict[str, tuple[JobInfo, str]] = {}  # job id → (job, worker holding its lease)
         self._lock = threading.Lock()
@@ -89,9 +90,8 @@ class JobRunner:
                                       daemon=True)
             thread.start()
             self._threads.append(thread)
-        beat = threading.Thread(target=self._heartbeat, name="ragline-job-lease", daemon=True)
-        beat.start()
-        self._threads.append(beat)
+        self._beat = threading.Thread(target=self._heartbeat, name="ragline-job-lease", daemon=True)
+        self._beat.start()
 
     def _heartbeat(self) -> None:
         interval = max(0.2, self.engine.settings.server.job_lease_s / 3)
@@ -108,9 +108,10 @@ class JobRunner:
         self._stop.set()
         self._wake.set()
         deadline = time.monotonic() + timeout
-        for thread in self._threads:
+        for thread in [*self._threads, *([self._beat] if self._beat else [])]:
             thread.join(max(0.0, deadline - time.monotonic()))
         self._threads.clear()
+        self._beat = None
 
     def notify(self) -> None:
         """Wake idle workers: a job was queued."""
