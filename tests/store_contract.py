@@ -529,10 +529,11 @@ class JobContract(_Base):
         got = admin.get_job("a", job.id)
         assert (got.state, got.done, got.total, got.tries) == ("embedding", 5, 9, 1)
         admin.update_job("a", job.id, state=FAILED, error="boom", finished=time.time())
-        assert admin.get_job("a", job.id).worker is None
+        got = admin.get_job("a", job.id)
+        assert (got.worker, got.lease_until) == ("w", None)
         assert admin.requeue_job("a", job.id) is True
         got = admin.get_job("a", job.id)
-        assert (got.state, got.tries, got.error) == (QUEUED, 0, None)
+        assert (got.state, got.tries, got.error, got.worker) == (QUEUED, 0, None, None)
 
     def test_not_before_delays_a_claim(self, admin) -> None:
         job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")

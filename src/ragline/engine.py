@@ -23,6 +23,7 @@ from .store.types import CollectionInfo
 
 if TYPE_CHECKING:
     from .answer import Answer, Answerer, AnswerStream, Generator
+    from .store.migrate import MigrationReport
 
 
 class Engine(EngineAdmin):
@@ -172,6 +173,18 @@ class Engine(EngineAdmin):
         url = self.settings.store.url
         return {"home": str(self.settings.home), "store": backend_for(url), "store_url": redact(url or store.url),
                 "model": self.embedder.model_id, **counts, "details": tenants}
+
+    def migrate(self, to_url: str, tenants: list[str] | None = None,
+                progress: Callable[[str], None] | None = None) -> MigrationReport:
+        """Copy tenants (default: all) from this engine's store to the store at ``to_url``,
+        vectors included (no re-embedding); running it again copies nothing new."""
+        from .store.migrate import migrate
+
+        target = open_store(self.settings, to_url)
+        try:
+            return migrate(self.store, target, tenants, progress)
+        finally:
+            target.close()
 
     def close(self) -> None:
         if "answerer" in self.__dict__:

@@ -7,7 +7,8 @@ from . import (
     answer,  # noqa: F401  (ask)
     core,  # noqa: F401  (ingest, sync, search, status)
     evaluate,  # noqa: F401
-    server,  # noqa: F401  (serve, tenant, key, jobs)
+    server,  # noqa: F401  (serve, worker, tenant, key, jobs)
+    store,  # noqa: F401  (migrate)
 )
 from .common import app
 

@@ -1,4 +1,4 @@
-"""Server commands: serve, tenant create, key create, jobs."""
+"""Server commands: serve, worker, tenant create, key create, jobs."""
 
 from __future__ import annotations
 
@@ -33,6 +33,35 @@ def serve(
     settings = load_settings()
     run(settings, host=host, port=port,
         on_started=lambda url: err.print(f"ragline serving on {url} (home {settings.home}); Ctrl+C stops"))
+
+
+@app.command()
+def worker(
+    threads: Annotated[int, typer.Option(help="Worker threads in this process.", min=1, max=32)] = 1,
+) -> None:
+    """Ingest queued jobs without serving HTTP: start several (on any machine that sees the
+    same store and RAGLINE_HOME uploads) next to `ragline serve` replicas to share the queue."""
+    import signal
+    import threading
+
+    from ..server.jobs import JobRunner
+    from ..server.observe import configure_logging
+    from ..server.uploads import Uploads
+
+    settings = load_settings()
+    configure_logging()
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    with _engine() as engine:
+        engine.store  # noqa: B018 — fail fast on a wrong URL, before announcing anything
+        runner = JobRunner(engine, Uploads(settings.home), workers=threads)
+        runner.start()
+        err.print(f"ragline worker {runner.name}: {threads} thread(s) on {engine.status()['store_url']}; "
+                  "Ctrl+C stops")
+        while not stop.wait(0.5):
+            pass
+        runner.stop(timeout=30)
 
 
 @tenant_app.command("create")

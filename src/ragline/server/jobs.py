@@ -45,6 +45,10 @@ class _Live:
     persisted: float = 0.0
 
 
+class _LeaseLost(Exception):
+    """This worker's lease on a job expired and another worker holds the job now."""
+
+
 def job_to_dict(job: JobInfo, live: _Live | None = None, now: float | None = None) -> dict[str, Any]:
     """The API's Job object, with an ETA from the rate so far."""
     state, done, total = job.state, job.done, job.total
@@ -74,6 +78,7 @@ class JobRunner:
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._beat: threading.Thread | None = None
+        self._lost: set[str] = set()  # jobs whose lease this process lost
         self._live: dict[str, _Live] = {}
         self._running: dict[str, tuple[JobInfo, str]] = {}  # job id → (job, worker holding its lease)
         self._lock = threading.Lock()
@@ -100,7 +105,8 @@ class JobRunner:
                 running = list(self._running.values())
             for job, worker in running:
                 try:
-                    self.engine.renew_lease(job, worker)
+                    if not self.engine.renew_lease(job, worker):
+                        self._lost.add(job.id)  # another worker took it over: stop at the next progress step
                 except Exception as exc:  # noqa: BLE001 — store down: the next beat tries again
                     log.warning(json.dumps({"event": "lease_renewal_failed", "job_id": job.id, "error": str(exc)}))
 
@@ -156,6 +162,8 @@ class JobRunner:
         started = time.perf_counter()
 
         def progress(stage: str, done: int, total: int) -> None:
+            if job.id in self._lost:
+                raise _LeaseLost(job.id)
             changed = stage != live.state
             live.state, live.done, live.total = stage, done, total
             now = time.monotonic()
@@ -171,14 +179,17 @@ class JobRunner:
                                                          progress=progress)
             else:
                 summary = self.engine.ingest_file(job.path, scope, source=job.source, progress=progress)
+        except _LeaseLost:
+            state = "lost"
         except Exception as exc:  # noqa: BLE001 — every failure is recorded on the job
             state = self._failed(job, exc)
         else:
-            state = self._finished(job, scope, summary.to_dict(), live.total)
+            state = "lost" if job.id in self._lost else self._finished(job, scope, summary.to_dict(), live.total)
         finally:
             with self._lock:
                 self._live.pop(job.id, None)
                 self._running.pop(job.id, None)
+                self._lost.discard(job.id)
         seconds = time.perf_counter() - started
         if self.metrics is not None:
             self.metrics.job_finished(state, seconds)

@@ -238,8 +238,9 @@ class Admin(Protocol):
         ...
 
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
-        """Set fields of ``JOB_UPDATABLE`` (``ConfigError`` for others); a job leaving a
-        running state gives up its lease. False if the job is gone."""
+        """Set fields of ``JOB_UPDATABLE`` (``ConfigError`` for others). A job leaving a
+        running state gives up its lease; back to queued it also forgets its worker,
+        finished it keeps the worker on record. False if the job is gone."""
         ...
 
     def get_job(self, tenant: str, job_id: str) -> JobInfo | None:

@@ -181,8 +181,10 @@ class AdminTables:
         if unknown:
             raise ConfigError(f"unknown job fields: {sorted(unknown)}")
         fields["updated"] = time.time()
-        if fields.get("state") in (QUEUED, *FINISHED):
+        if fields.get("state") == QUEUED:
             fields.update(worker=None, lease_until=None)
+        elif fields.get("state") in FINISHED:  # the worker stays on record: who finished it
+            fields.update(lease_until=None)
         sets = ", ".join(f"{name} = ?" for name in fields)
         with self._write() as conn:
             cur = conn.execute(f"UPDATE jobs SET {sets} WHERE tenant = ? AND id = ?",
