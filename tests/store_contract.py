@@ -175,7 +175,10 @@ class CatalogContract(_Base):
         for scope in (Scope("other", ("kb",)), Scope("acme", ("kb",), "ann")):
             with pytest.raises(StoreError, match="another scope"):
                 store.put_document(scope, record, [chunk], np.stack([unit(1)]))
+            # Nothing of the refused write is searchable, not even before hydration.
+            assert store.keyword_search(scope, ["their"], 5) == []
         assert store.get_document(A, did).content_hash != "x"
+        assert store.keyword_search(A, ["mine"], 5) and store.keyword_search(A, ["their"], 5) == []
 
     def test_delete_documents_and_purge(self, store: Store) -> None:
         collection(store, A)

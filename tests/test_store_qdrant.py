@@ -182,10 +182,10 @@ def test_writes_are_idempotent_and_checked(tmp_path) -> None:
         did = put(store, A, "a.txt", ["one", "two"])
         store.index.remove_documents(ref, [did, "unknown"])
         store.index.remove_documents(ref, [did])
-        store.index.delete_chunks(ref, ["unknown"])
+        store.index.delete_chunks(ref, None, ["unknown"])
         assert store.dense_search(A, unit(1), 5) == []
         missing = CollectionRef("acme", "gone", "no-such-key", DIM)
-        store.index.delete_chunks(missing, ["x"])  # a collection never written: nothing to do
+        store.index.delete_chunks(missing, None, ["x"])  # a collection never written: nothing to do
         store.index.remove_documents(missing, ["x"])
         store.index.drop(missing)
         record = DocumentRecord(id="d", source="d.txt", origin=None, title=None, media_type="text/plain",

@@ -180,8 +180,10 @@ class SearchIndex(Protocol):
         """External indexes: add or replace these chunks (idempotent)."""
         ...
 
-    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
-        """External indexes: remove chunks (missing ids are ignored)."""
+    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
+        """External indexes: remove chunks of ``owner`` (missing ids are ignored). The
+        owner is part of a point's identity, so one owner's write can never replace or
+        remove another owner's points, whatever ids it carries."""
         ...
 
     def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:

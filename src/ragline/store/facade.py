@@ -71,9 +71,16 @@ class Store:
             return
         ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
         self.index.upsert(ref, scope.owner, document, chunks, vectors)
-        stale = self.catalog.put_document(scope, document, chunks, vectors)
+        try:
+            stale = self.catalog.put_document(scope, document, chunks, vectors)
+        except BaseException:
+            # The catalog kept the previous version: drop the points it does not have, so
+            # they do not take search slots until the next write of this document.
+            kept = set(self.catalog.document_chunk_ids(scope, document.id))
+            self.index.delete_chunks(ref, scope.owner, [c.id for c in chunks if c.id not in kept])
+            raise
         if stale:
-            self.index.delete_chunks(ref, stale)
+            self.index.delete_chunks(ref, scope.owner, stale)
 
     def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
         deleted = self.catalog.delete_documents(scope, doc_ids)

@@ -25,7 +25,6 @@ import json
 import logging
 import math
 import time
-import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -33,26 +32,30 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg.abc import Buffer
+from psycopg.adapt import Loader
+from psycopg.pq import Format
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..errors import ConfigError, ModelMismatchError, NotFoundError, RaglineError, StoreError, StoreUnavailableError
+from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
 from . import redact
 from .filters import Filter
 from .postgres_admin import AdminMixin
-from .postgres_filters import compile_postgres
-from .postgres_schema import BYPASS, RLS_ROLE, can_use_rls_role, migrate, rls_enforced
+from .postgres_filters import (
+    BM25_SQL,
+    check_language,
+    compile_postgres,
+    nul_free,
+    query_lexemes,
+    quoted,
+    tsvector_literal,
+)
+from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
 from .types import ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, StoredDocument
 
 log = logging.getLogger(__name__)
-
-HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on ``vector``; above it, exact search only
-MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector/tsquery lexemes
-MAX_POSITION = 16383  # largest tsvector position
-MAX_POSITIONS = 256  # positions kept per lexeme: term frequencies are exact up to this
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
-_ANN_LOCK = 1 << 62  # + collection id: advisory lock of one collection's index build
 
 
 class PostgresStore(AdminMixin):
@@ -71,7 +74,7 @@ class PostgresStore(AdminMixin):
         self._timeout_ms = int(store.statement_timeout_s * 1000)
         self._ann_ready: set[int] = set()
         kwargs = {"connect_timeout": max(1, math.ceil(store.connect_timeout)), "application_name": "ragline"}
-        self._use_role, self.rls_enforced = _prepare(url, kwargs)
+        self._use_role, self.rls_enforced = prepare(url, kwargs)
         role = f"set_config('role', '{RLS_ROLE}', true), " if self._use_role else ""
         self._scope_sql = f"SELECT {role}set_config('ragline.tenant', %s, true)"
         self._pool = ConnectionPool(
@@ -88,6 +91,10 @@ class PostgresStore(AdminMixin):
 
     def _configure(self, conn: psycopg.Connection) -> None:
         register_vector(conn)
+        # Load vectors straight into float32 arrays (pgvector's loader makes Vector objects).
+        oid = conn.adapters.types["vector"].oid
+        conn.adapters.register_loader(oid, _VectorTextLoader)
+        conn.adapters.register_loader(oid, _VectorBinaryLoader)
         conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{self._timeout_ms}ms",))
         conn.commit()
 
@@ -126,7 +133,7 @@ class PostgresStore(AdminMixin):
         config = dict(config or {})
         with self._tx(scope.tenant) as cur:
             if config.get("language") is not None:
-                _check_language(cur, config["language"])
+                check_language(cur, config["language"])
             cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (scope.tenant, time.time()))
             # A new id per insert attempt: uid (the index key) is never reused by a re-created collection.
             cur.execute(
@@ -143,7 +150,9 @@ class PostgresStore(AdminMixin):
                     f"collection {scope.collection!r} was built with {found_model} (dim {found_dim}); "
                     f"it cannot be opened with {model_id} (dim {dimension}). Use another collection or re-create it."
                 )
-        self._ensure_ann_index(cid, dimension)
+        if self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready:
+            if ensure_ann_index(self._pool, cid, dimension, self._timeout_ms):
+                self._ann_ready.add(cid)
         return self.get_collection(scope)
 
     def resolve(self, scope: Scope) -> list[CollectionRef]:
@@ -173,7 +182,9 @@ class PostgresStore(AdminMixin):
             cur.execute("DELETE FROM collections WHERE tenant = %s AND id = ANY(%s)",
                         (scope.tenant, [_cid(r) for r in refs]))
         for ref in refs:
-            self._drop_ann_index(_cid(ref))
+            self._ann_ready.discard(_cid(ref))
+            if self.index_enabled:
+                drop_ann_index(self._pool, _cid(ref), self._timeout_ms)
         return refs
 
     # -- documents -----------------------------------------------------------
@@ -260,8 +271,8 @@ class PostgresStore(AdminMixin):
                 "updated = excluded.updated WHERE documents.tenant = excluded.tenant "
                 "AND documents.collection_id = excluded.collection_id "
                 "AND documents.owner IS NOT DISTINCT FROM excluded.owner RETURNING id",
-                (document.id, cid, scope.tenant, scope.owner, _text(document.source), _text(document.origin),
-                 _text(document.title), document.media_type, document.content_hash,
+                (document.id, cid, scope.tenant, scope.owner, nul_free(document.source), nul_free(document.origin),
+                 nul_free(document.title), document.media_type, document.content_hash,
                  Jsonb(_clean(document.metadata), dumps=_dumps), n, now, now)).fetchone()
         except psycopg.errors.InsufficientPrivilege:
             row = None  # RLS: the id exists for another tenant
@@ -279,12 +290,12 @@ class PostgresStore(AdminMixin):
             tsv = "%s::tsvector, %s"
         rows = []
         for chunk, vector in zip(chunks, vectors):
-            row = [chunk.id, document.id, _cid(ref), scope.tenant, scope.owner, chunk.position, _text(chunk.text),
-                   chunk.content_hash, chunk.page, _text(chunk.section), chunk.start, chunk.end, vector]
+            row = [chunk.id, document.id, _cid(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
+                   chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector]
             if not self.index_enabled:
                 row.append(len(chunk.terms.split()))
             elif language is not None:
-                text = _text(f"{document.title or ''} {chunk.text}")
+                text = nul_free(f"{document.title or ''} {chunk.text}")
                 row += [language, text, language, text]
             else:
                 row += list(tsvector_literal(chunk.terms))
@@ -415,12 +426,12 @@ class PostgresStore(AdminMixin):
         with self._tx(scope.tenant) as cur:
             for ref in collections:
                 _check_ref(scope, ref)
-                lexemes = _query_lexemes(cur, ref, terms)
+                lexemes = query_lexemes(cur, ref, terms)
                 if not lexemes:
                     continue
-                queries = [_quoted(lex) for lex in lexemes]
+                queries = [quoted(lex) for lex in lexemes]
                 rows = cur.execute(
-                    _BM25_SQL.format(cid=_cid(ref), join=join, owner=owner_sql, where=where),
+                    BM25_SQL.format(cid=_cid(ref), join=join, owner=owner_sql, where=where),
                     [lexemes, queries, scope.tenant, *owner_params, *params, " | ".join(queries), k]).fetchall()
                 results.extend((r[0], float(r[1])) for r in rows)
         results.sort(key=lambda pair: -pair[1])
@@ -440,139 +451,20 @@ class PostgresStore(AdminMixin):
     def drop(self, collection: CollectionRef) -> None:
         return None
 
-    # -- ANN index DDL -------------------------------------------------------
-    def _ensure_ann_index(self, cid: int, dimension: int) -> None:
-        """Build the collection's partial HNSW index unless it exists and is valid.
-        CONCURRENTLY (outside any transaction) so writers of other collections are
-        never blocked; a failure only costs speed, so it is logged, not raised."""
-        if not self.index_enabled or dimension > HNSW_MAX_DIM or cid in self._ann_ready:
-            return
-        name = f"chunks_hnsw_{cid}"
-        ddl = [f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON chunks USING hnsw "
-               f"((embedding::vector({int(dimension)})) vector_cosine_ops) WHERE collection_id = {int(cid)}"]
-        valid = self._ddl(cid, "SELECT i.indisvalid FROM pg_index i WHERE i.indexrelid = to_regclass(%s)", name, ddl)
-        if valid:
-            self._ann_ready.add(cid)
-
-    def _drop_ann_index(self, cid: int) -> None:
-        self._ann_ready.discard(cid)
-        self._ddl(cid, None, None, [f"DROP INDEX CONCURRENTLY IF EXISTS chunks_hnsw_{int(cid)}"])
-
-    def _ddl(self, cid: int, probe: str | None, name: str | None, statements: list[str]) -> bool:
-        try:
-            with self._pool.connection() as conn:
-                conn.autocommit = True  # CONCURRENTLY cannot run in a transaction block
-                try:
-                    # Try-lock, never wait: a concurrent build in another process would
-                    # wait for our snapshot while we waited for its lock.
-                    if not conn.execute("SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,)).fetchone()[0]:
-                        return False
-                    try:
-                        row = conn.execute(probe, (name,)).fetchone() if probe else None
-                        if row is not None and row[0]:
-                            return True
-                        conn.execute("SET statement_timeout = 0")  # a build may take longer than a query
-                        if row is not None:  # left invalid by an interrupted build
-                            conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
-                        for sql in statements:
-                            conn.execute(sql)
-                        return True
-                    finally:
-                        conn.execute(f"SET statement_timeout = {self._timeout_ms}")
-                        conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
-                finally:
-                    conn.autocommit = False
-        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
-            log.warning("HNSW index maintenance for collection %s failed (search stays exact): %s", cid, exc)
-            return False
-
-
 # -- SQL and helpers ---------------------------------------------------------------
-_BM25_SQL = """
-WITH q AS (
-    SELECT t.lexeme, t.query FROM unnest(%s::text[], %s::tsquery[]) AS t(lexeme, query)
-), stats AS (
-    SELECT chunk_total::float8 AS n, greatest(length_total, 1)::float8 / greatest(chunk_total, 1) AS avgdl
-    FROM collections WHERE id = {cid}
-), idf AS (  -- FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6
-    SELECT q.lexeme, greatest(ln((s.n - h.hits + 0.5) / (h.hits + 0.5)), 1e-6) AS idf
-    FROM q CROSS JOIN stats s
-    CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM chunks x
-                        WHERE x.collection_id = {cid} AND x.tsv @@ q.query) h
-), matched AS (
-    SELECT c.id, c.tsv, c.length FROM chunks c{join}
-    WHERE c.collection_id = {cid} AND c.tenant = %s{owner}{where} AND c.tsv @@ %s::tsquery
-)
-SELECT m.id, sum(i.idf * (f.tf * (%(k1)s + 1)) / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * m.length / s.avgdl))) AS score
-FROM matched m CROSS JOIN stats s
-CROSS JOIN LATERAL (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf
-                    FROM unnest(m.tsv) u) f
-JOIN idf i ON i.lexeme = f.lexeme
-GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s
-""".replace("%(k1)s", repr(K1)).replace("%(b)s", repr(B))
+class _VectorTextLoader(Loader):
+    format = Format.TEXT
+
+    def load(self, data: Buffer) -> np.ndarray:
+        return np.array(bytes(data)[1:-1].split(b","), dtype=np.float32)
 
 
-def tsvector_literal(terms: str) -> tuple[str, int]:
-    """ragline's analyzed terms (space-separated) → (a tsvector literal with positions,
-    the number of terms). No text-search parser touches the terms, so term
-    frequencies are exact (up to ``MAX_POSITIONS`` per term and chunk)."""
-    words = terms.split()
-    positions: dict[str, list[int]] = {}
-    for i, word in enumerate(words, 1):
-        lexeme = _lexeme(word)
-        if lexeme is not None:
-            positions.setdefault(lexeme, []).append(i)
-    # Positions past PostgreSQL's limit would collapse into one; renumber so counts survive.
-    renumber = len(words) > MAX_POSITION
-    parts = []
-    for lexeme, pos in positions.items():
-        kept = range(1, min(len(pos), MAX_POSITIONS) + 1) if renumber else pos[:MAX_POSITIONS]
-        parts.append(_quoted(lexeme) + ":" + ",".join(map(str, kept)))
-    return " ".join(parts), len(words)
+class _VectorBinaryLoader(Loader):
+    format = Format.BINARY
 
-
-def _query_lexemes(cur: psycopg.Cursor, ref: CollectionRef, terms: list[str]) -> list[str]:
-    """The lexemes a query's terms stand for in this collection's tsvectors
-    (duplicates kept: FTS5 scores a repeated phrase twice)."""
-    language = ref.config.get("language")
-    if language is None:
-        return [lex for lex in map(_lexeme, terms) if lex is not None]
-    rows = cur.execute("SELECT u.lexeme FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, ord) "
-                       "CROSS JOIN LATERAL unnest(to_tsvector(%s::regconfig, t.term)) u ORDER BY t.ord, u.lexeme",
-                       ([_text(t) for t in terms], language)).fetchall()
-    return [r[0] for r in rows if len(r[0].encode()) <= MAX_LEXEME_BYTES]
-
-
-def _lexeme(term: str) -> str | None:
-    term = _fold(term)
-    if not term or len(term.encode()) > MAX_LEXEME_BYTES or "\x00" in term:
-        return None
-    return term
-
-
-def _fold(term: str) -> str:
-    """Drop diacritics from Latin letters, as FTS5's unicode61 tokenizer does by
-    default (``remove_diacritics``), so "café" and "cafe" meet as in SQLite."""
-    if term.isascii():
-        return term
-    out: list[str] = []
-    for ch in unicodedata.normalize("NFD", term):
-        if unicodedata.combining(ch) and out and out[-1] < "\u0250":
-            continue
-        out.append(ch)
-    return unicodedata.normalize("NFC", "".join(out))
-
-
-def _quoted(lexeme: str) -> str:
-    """A lexeme quoted for tsvector/tsquery input: taken literally, whatever it holds."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def _check_language(cur: psycopg.Cursor, language: Any) -> None:
-    if not isinstance(language, str) or cur.execute("SELECT to_regconfig(%s)", (language,)).fetchone()[0] is None:
-        names = ", ".join(r[0] for r in cur.execute("SELECT cfgname FROM pg_ts_config ORDER BY 1"))
-        raise ConfigError(f"collection language {language!r} is not a PostgreSQL text search configuration; "
-                          f"use one of: {names}")
+    def load(self, data: Buffer) -> np.ndarray:
+        dim = int.from_bytes(bytes(data[:2]), "big")
+        return np.frombuffer(data, dtype=">f4", count=dim, offset=4).astype(np.float32)
 
 
 def _resolve(cur: psycopg.Cursor, scope: Scope) -> list[CollectionRef]:
@@ -616,17 +508,12 @@ def _stored(collection: str, d: tuple, rows: list[tuple]) -> StoredDocument:
     return StoredDocument(collection=collection, owner=d[1], record=record, chunks=chunks, vectors=vectors)
 
 
-def _text(value: str | None) -> str | None:
-    """PostgreSQL text cannot hold NUL; U+FFFD keeps every offset where it was."""
-    return value.replace("\x00", "\ufffd") if value and "\x00" in value else value
-
-
 def _clean(value: Any) -> Any:
     """User metadata made storable as jsonb (no NUL in strings)."""
     if isinstance(value, str):
-        return _text(value)
+        return nul_free(value)
     if isinstance(value, dict):
-        return {_text(str(k)): _clean(v) for k, v in value.items()}
+        return {nul_free(str(k)): _clean(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_clean(v) for v in value]
     return value
@@ -636,56 +523,10 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, default=str)  # as SQLite stores it
 
 
-# -- opening and errors -------------------------------------------------------------
-_CONFIG_HINTS = ("authentication failed", "does not exist", "invalid ", "no password supplied", "not permitted",
-                 "permission denied")
-
-
-def _prepare(url: str, kwargs: dict[str, Any]) -> tuple[bool, bool]:
-    """Connect once, apply migrations and probe the RLS role; every failure becomes a
-    ``ConfigError`` or ``StoreUnavailableError`` naming the setting to check."""
-    where = f"RAGLINE_STORE__URL ({redact(url)})"
-    try:
-        psycopg.conninfo.conninfo_to_dict(url)
-        conn = psycopg.connect(url, **kwargs)
-    except psycopg.Error as exc:
-        text = _first_line(exc)
-        if isinstance(exc, psycopg.ProgrammingError) or any(h in text.lower() for h in _CONFIG_HINTS):
-            raise ConfigError(f"{where}: cannot connect to PostgreSQL: {text}") from None
-        raise StoreUnavailableError(f"the PostgreSQL store at {where} is unreachable: {text}") from None
-    try:
-        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
-        conn.rollback()
-        if available is None:
-            raise ConfigError(f"the PostgreSQL server at {where} does not have the pgvector extension "
-                              "('vector') installed; install pgvector 0.8 or newer on the server")
-        try:
-            migrate(conn)
-        except psycopg.errors.InsufficientPrivilege as exc:
-            raise ConfigError(f"cannot initialise the database at {where}: {_first_line(exc)}. If this is "
-                              "about the extension, run CREATE EXTENSION vector as a superuser once") from None
-        use_role = can_use_rls_role(conn)
-        return use_role, rls_enforced(conn, use_role)
-    except RaglineError:
-        raise
-    except psycopg.Error as exc:
-        text = _first_line(exc)
-        if isinstance(exc, psycopg.OperationalError):
-            raise StoreUnavailableError(f"the PostgreSQL store at {where} is unreachable: {text}") from None
-        raise ConfigError(f"cannot initialise the database at {where}: {text}") from None
-    finally:
-        conn.close()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
 def _mapped(exc: BaseException, timeout: float) -> StoreError:
     """Driver errors → ragline's: the ones that mean "try again later" become
     ``StoreUnavailableError`` (HTTP 503)."""
-    text = _first_line(exc)
+    text = first_line(exc)
     if isinstance(exc, PoolClosed):
         return StoreError("the store is closed")
     if isinstance(exc, PoolTimeout):

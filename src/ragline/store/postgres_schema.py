@@ -1,4 +1,5 @@
-"""The PostgreSQL schema as ordered, versioned migrations.
+"""The PostgreSQL schema: ordered, versioned migrations, the per-collection HNSW
+indexes, and opening a database (connect, migrate, probe the RLS role).
 
 ``migrate`` applies the missing ones on start, in one transaction that first takes
 a transaction-level advisory lock, so several processes starting at once apply
@@ -17,11 +18,17 @@ the policies to a non-superuser table owner.
 
 from __future__ import annotations
 
+import logging
 import time
+from typing import Any
 
 import psycopg
+from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..errors import ConfigError
+from ..errors import ConfigError, RaglineError, StoreUnavailableError
+from . import redact
+
+log = logging.getLogger(__name__)
 
 RLS_ROLE = "ragline_rls"
 BYPASS = "*"
@@ -225,3 +232,104 @@ def rls_enforced(conn: psycopg.Connection, use_role: bool) -> bool:
     row = conn.execute("SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user").fetchone()
     conn.rollback()
     return not (row and row[0])
+
+
+# -- per-collection HNSW indexes ---------------------------------------------------------
+HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on ``vector``; above it, exact search only
+_ANN_LOCK = 1 << 62  # + collection id: the advisory lock of one collection's index DDL
+
+
+def ann_index_name(cid: int) -> str:
+    return f"chunks_hnsw_{int(cid)}"
+
+
+def ensure_ann_index(pool: ConnectionPool, cid: int, dimension: int, timeout_ms: int) -> bool:
+    """Build a collection's partial HNSW index (on ``embedding::vector(D)`` where
+    ``collection_id = N``, the expression and predicate dense search repeats) unless
+    it exists and is valid; True when it does. CONCURRENTLY, outside any transaction,
+    so writers are never blocked; a failure only costs speed, so it is logged."""
+    name = ann_index_name(cid)
+    create = (f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON chunks USING hnsw "
+              f"((embedding::vector({int(dimension)})) vector_cosine_ops) WHERE collection_id = {int(cid)}")
+    return _index_ddl(pool, cid, name, create, timeout_ms, probe=True)
+
+
+def drop_ann_index(pool: ConnectionPool, cid: int, timeout_ms: int) -> bool:
+    name = ann_index_name(cid)
+    return _index_ddl(pool, cid, name, f"DROP INDEX CONCURRENTLY IF EXISTS {name}", timeout_ms, probe=False)
+
+
+def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: int, *, probe: bool) -> bool:
+    try:
+        with pool.connection() as conn:
+            conn.autocommit = True  # CONCURRENTLY cannot run in a transaction block
+            try:
+                # Try-lock, never wait: a concurrent build in another process waits for
+                # our snapshot while we would wait for its lock.
+                if not conn.execute("SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,)).fetchone()[0]:
+                    return False
+                try:
+                    row = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
+                                       (name,)).fetchone() if probe else None
+                    if row is not None and row[0]:
+                        return True
+                    conn.execute("SET statement_timeout = 0")  # a build may take longer than a query
+                    if row is not None:  # left invalid by an interrupted build
+                        conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+                    conn.execute(ddl)
+                    return True
+                finally:
+                    conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
+            finally:
+                conn.autocommit = False
+    except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
+        log.warning("HNSW index DDL for collection %s failed (its search stays exact): %s", cid, exc)
+        return False
+
+
+# -- opening -----------------------------------------------------------------------------
+_CONFIG_HINTS = ("authentication failed", "does not exist", "invalid ", "no password supplied", "not permitted",
+                 "permission denied")
+
+
+def prepare(url: str, kwargs: dict[str, Any]) -> tuple[bool, bool]:
+    """Connect once, apply migrations and probe the RLS role: (use the role, RLS
+    binds). Every failure becomes a ``ConfigError`` or ``StoreUnavailableError``
+    naming the setting to check, never a driver traceback."""
+    where = f"RAGLINE_STORE__URL ({redact(url)})"
+    try:
+        psycopg.conninfo.conninfo_to_dict(url)
+        conn = psycopg.connect(url, **kwargs)
+    except psycopg.Error as exc:
+        text = first_line(exc)
+        if isinstance(exc, psycopg.ProgrammingError) or any(h in text.lower() for h in _CONFIG_HINTS):
+            raise ConfigError(f"{where}: cannot connect to PostgreSQL: {text}") from None
+        raise StoreUnavailableError(f"the PostgreSQL store at {where} is unreachable: {text}") from None
+    try:
+        available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+        conn.rollback()
+        if available is None:
+            raise ConfigError(f"the PostgreSQL server at {where} does not have the pgvector extension "
+                              "('vector') available; install pgvector 0.8 or newer on the server")
+        try:
+            migrate(conn)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise ConfigError(f"cannot initialise the database at {where}: {first_line(exc)}. If this is "
+                              "about the extension, run CREATE EXTENSION vector as a superuser once") from None
+        use_role = can_use_rls_role(conn)
+        return use_role, rls_enforced(conn, use_role)
+    except RaglineError:
+        raise
+    except psycopg.Error as exc:
+        text = first_line(exc)
+        if isinstance(exc, psycopg.OperationalError):
+            raise StoreUnavailableError(f"the PostgreSQL store at {where} is unreachable: {text}") from None
+        raise ConfigError(f"cannot initialise the database at {where}: {text}") from None
+    finally:
+        conn.close()
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -260,10 +260,10 @@ class QdrantIndex:
         self._known.add(name)
         return name
 
-    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
+    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
         name = self.name(collection)
         for i in range(0, len(chunk_ids), 1000):
-            selector = models.PointIdsList(points=[point_id(c) for c in chunk_ids[i:i + 1000]])
+            selector = models.PointIdsList(points=[point_id(c, owner) for c in chunk_ids[i:i + 1000]])
             self._conn.call("delete", name, points_selector=selector, wait=True, missing=None)
 
     def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
@@ -316,15 +316,18 @@ def connect(url: str, settings: Any) -> _Connection:
     options = {"url": server, "api_key": store.qdrant_api_key, "check_compatibility": False}
     # The probe waits connect_timeout; requests afterwards get statement_timeout_s. The
     # client warns about an API key over http: once (below) is enough.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        probe = _Connection(QdrantClient(timeout=math.ceil(store.connect_timeout), **options),
-                            f"Qdrant at {server}")
     try:
-        probe.call("collection_exists", f"{store.qdrant_prefix}_probe")
-    finally:
-        probe.client.close()
-    client = QdrantClient(timeout=math.ceil(store.statement_timeout_s), **options)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            probe = _Connection(QdrantClient(timeout=math.ceil(store.connect_timeout), **options),
+                                f"Qdrant at {server}")
+        try:
+            probe.call("collection_exists", f"{store.qdrant_prefix}_probe")
+        finally:
+            probe.client.close()
+        client = QdrantClient(timeout=math.ceil(store.statement_timeout_s), **options)
+    except ValueError as exc:  # the client's own URL checks
+        raise ConfigError(f"{_SETTING}: {url!r}: {exc}") from exc
     return _Connection(client, f"Qdrant at {server}")
 
 

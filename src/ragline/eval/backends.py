@@ -1,0 +1,145 @@
+"""The same corpus on every store backend: congruence (same top 10, same nDCG) and
+speed (ingest, query p50/p95), plus a synthetic large-collection run with ANN
+recall@10 against exact search. Used by ``make bench`` (full size) and by tests
+(tiny size, so nothing rots)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..embed.base import Embedder
+from ..engine import Engine
+from ..models import Scope, content_hash, stable_id
+from ..retrieve.analyzer import analyze, query_terms
+from ..retrieve.fusion import weighted_fusion
+from ..retrieve.search import MODES
+from ..settings import Settings
+from ..store import Store, backend_for, open_store
+from ..store.types import ChunkRecord, DocumentRecord
+from .beir import BeirDataset
+from .runner import EvalRunner
+
+Log = Callable[[str], None]
+
+
+def congruence(settings: Settings, dataset: BeirDataset, urls: dict[str, str | None], embedder: Embedder, *,
+               modes: tuple[str, ...] = MODES, limit: int | None = None, log: Log = print) -> dict[str, Any]:
+    """Ingest ``dataset`` into each store (named → URL; the first is the reference) and
+    compare, per mode: nDCG@10, the mean overlap of each query's top-10 documents with
+    the reference's, ingest seconds and query latency."""
+    results: dict[str, Any] = {}
+    reference_runs: dict[str, dict[str, list[str]]] = {}
+    for name, url in urls.items():
+        engine = Engine(settings, embedder=embedder, store=open_store(settings, url))
+        runner = EvalRunner(settings, dataset, engine=engine)
+        try:
+            started = time.perf_counter()
+            runner.prepare()
+            ingest = time.perf_counter() - started
+            row: dict[str, Any] = {"backend": backend_for(url), "ingest_s": round(ingest, 2)}
+            for mode in modes:
+                result = runner.run_mode(mode, limit=limit)
+                top = {q: [d for d, _ in r[:10]] for q, r in result.run.items()}
+                if name == next(iter(urls)):
+                    reference_runs[mode] = top
+                ref = reference_runs[mode]
+                overlap = np.mean([len(set(top[q]) & set(ref[q])) / max(1, len(ref[q])) for q in ref])
+                row[mode] = {"ndcg@10": round(result.metrics["ndcg@10"], 4), "top10_overlap": round(float(overlap), 4),
+                             "p50_ms": round(result.latency(50), 2), "p95_ms": round(result.latency(95), 2)}
+                log(f"{name} {mode}: nDCG@10 {row[mode]['ndcg@10']}, overlap {row[mode]['top10_overlap']}, "
+                    f"p50 {row[mode]['p50_ms']} ms")
+            results[name] = row
+        finally:
+            runner.close()
+    return results
+
+
+def clustered_vectors(n: int, dim: int, clusters: int, seed: int = 0) -> np.ndarray:
+    """Unit vectors around ``clusters`` random centres: a realistic case for HNSW, unlike
+    uniform noise (where every neighbour is about as far as any other)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((clusters, dim)).astype(np.float32)
+    out = np.empty((n, dim), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        stop = min(n, start + 100_000)
+        picks = rng.integers(0, clusters, stop - start)
+        block = centres[picks] + 0.35 * rng.standard_normal((stop - start, dim)).astype(np.float32)
+        out[start:stop] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def synthetic_load(store: Store, scope: Scope, vectors: np.ndarray, texts: list[str], *, per_doc: int = 100,
+                   log: Log = print) -> float:
+    """Write precomputed vectors (no embedding) as documents of ``per_doc`` chunks whose
+    text cycles through ``texts`` (real sentences, for the keyword side); returns seconds."""
+    store.ensure_collection(scope, model_id="synthetic/clustered", dimension=vectors.shape[1])
+    started = time.perf_counter()
+    for d, start in enumerate(range(0, len(vectors), per_doc)):
+        doc_id = stable_id(scope.tenant, scope.collection, "", f"doc{d}")
+        chunks = []
+        for i in range(start, min(len(vectors), start + per_doc)):
+            text = texts[i % len(texts)]
+            chunks.append(ChunkRecord(id=stable_id(doc_id, str(i)), position=i - start, text=text,
+                                      content_hash=content_hash(text), start=0, end=len(text),
+                                      terms=" ".join(analyze(text))))
+        record = DocumentRecord(id=doc_id, source=f"doc{d}", origin=None, title=None, media_type="text/plain",
+                                content_hash=str(d))
+        store.put_document(scope, record, chunks, vectors[start:start + per_doc])
+        if d and d % 500 == 0:
+            log(f"  {start + per_doc:,} chunks in {time.perf_counter() - started:.0f} s")
+    return time.perf_counter() - started
+
+
+def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str], *, dim: int = 384,
+                    queries: int = 100, log: Log = print) -> dict[str, Any]:
+    """Load ``n`` clustered vectors into the store at ``url`` and measure dense recall@10
+    against exact search, dense and hybrid (dense + keyword, fused) p50/p95."""
+    vectors = clustered_vectors(n, dim, clusters=max(10, n // 1000))
+    rng = np.random.default_rng(1)
+    probes = clustered_vectors(queries, dim, clusters=max(10, n // 1000), seed=0)  # same centres, new points
+    probes = probes + 0.05 * rng.standard_normal(probes.shape).astype(np.float32)
+    probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+    scope = Scope("bench", (f"synthetic-{n}",))
+    store = open_store(settings, url)
+    try:
+        seconds = synthetic_load(store, scope, vectors, texts, log=log)
+        ids = [stable_id(stable_id(scope.tenant, scope.collection, "", f"doc{i // 100}"), str(i)) for i in range(n)]
+        recalls, dense_ms, hybrid_ms = [], [], []
+        for q, probe in enumerate(probes):
+            exact = {ids[i] for i in np.argpartition(-(vectors @ probe), 10)[:10]}
+            started = time.perf_counter()
+            found = store.dense_search(scope, probe, 10)
+            dense_ms.append((time.perf_counter() - started) * 1000)
+            recalls.append(len(exact & {cid for cid, _ in found}) / 10)
+            started = time.perf_counter()
+            dense = store.dense_search(scope, probe, 100)
+            keyword = store.keyword_search(scope, query_terms(texts[(q * 7919) % len(texts)])[:8], 100)
+            store.get_hits(scope, weighted_fusion([dense, keyword], [0.5, 0.5])[:10])
+            hybrid_ms.append((time.perf_counter() - started) * 1000)
+        return {"backend": backend_for(url), "chunks": n, "load_s": round(seconds, 1),
+                "recall@10": round(float(np.mean(recalls)), 4),
+                "dense_p50_ms": round(float(np.percentile(dense_ms, 50)), 2),
+                "dense_p95_ms": round(float(np.percentile(dense_ms, 95)), 2),
+                "hybrid_p50_ms": round(float(np.percentile(hybrid_ms, 50)), 2),
+                "hybrid_p95_ms": round(float(np.percentile(hybrid_ms, 95)), 2)}
+    finally:
+        store.close()
+
+
+def corpus_sentences(corpus: Path, limit: int = 20_000) -> list[str]:
+    """Real sentences from a BEIR corpus, for the synthetic run's keyword side."""
+    import json
+
+    out: list[str] = []
+    with corpus.open(encoding="utf-8") as handle:
+        for line in handle:
+            text = json.loads(line).get("text", "")
+            out += [s.strip() for s in text.split(". ") if len(s.strip()) > 40]
+            if len(out) >= limit:
+                break
+    return out[:limit]

@@ -1,0 +1,259 @@
+"""``Admin`` on PostgreSQL: tenants' API keys and the job queue several processes share.
+
+A mixin for ``PostgresStore`` (it uses the store's ``_tx``). Behaviour mirrors
+``sqlite_admin``; what differs is how concurrency is made safe without SQLite's
+single writer:
+
+- ``claim_job`` takes candidates with ``FOR UPDATE SKIP LOCKED`` (claimers never
+  wait on each other's rows) and then a transaction-level advisory lock on the
+  job's document, so two jobs of one document never run at once even when two
+  claimers pick them in the same instant; ``create_job`` takes the same lock, so
+  reusing a queued job cannot race a claim of it.
+- Times are this process's ``time.time()``, as in SQLite, so leases compare with
+  the ``not_before`` values callers write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+import uuid
+from typing import Any
+
+from ..errors import ConfigError, StoreError
+from ..models import Scope
+from .types import (
+    FAILED,
+    FINISHED,
+    JOB_COLUMNS,
+    JOB_STATES,
+    JOB_UPDATABLE,
+    KEY_PREFIX,
+    QUEUED,
+    RUNNING,
+    ApiKeyInfo,
+    JobInfo,
+    StoredKey,
+    hash_key,
+)
+
+_JOB_COLUMNS = ", ".join(JOB_COLUMNS)
+_KEY_COLUMNS = "id, tenant, label, prefix, created, last_used"
+_CLAIM_ATTEMPTS = 32  # candidates skipped (document busy) before giving up for this call
+_RUNNABLE = ("((q.state = 'queued' AND q.not_before <= %s) "
+             "OR (q.state IN ('parsing', 'embedding') AND q.lease_until < %s))")
+_SIBLING_RUNNING = ("EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = {t} AND r.doc_id = {d} AND r.id <> {i} "
+                    "AND r.state IN ('parsing', 'embedding') AND r.lease_until >= %s)")
+_CANDIDATE = (f"SELECT q.id, q.tenant, q.doc_id FROM jobs q WHERE {_RUNNABLE} AND q.id <> ALL(%s) "
+              f"AND NOT {_SIBLING_RUNNING.format(t='q.tenant', d='q.doc_id', i='q.id')} "
+              "ORDER BY q.not_before, q.created, q.seq LIMIT 1 FOR UPDATE OF q SKIP LOCKED")
+_SIBLING_CHECK = "SELECT " + _SIBLING_RUNNING.format(t="%s", d="%s", i="%s")
+
+
+def _job(row: tuple) -> JobInfo:
+    return JobInfo(*row)
+
+
+def _key(row: tuple) -> ApiKeyInfo:
+    return ApiKeyInfo(*row[:6])
+
+
+def document_lock(tenant: str, doc_id: str) -> int:
+    """The advisory lock key of one document's jobs (a signed 64-bit hash)."""
+    digest = hashlib.sha256(f"ragline-job\x1f{tenant}\x1f{doc_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+class AdminMixin:
+    """API keys and ingestion jobs for ``PostgresStore``."""
+
+    # -- API keys ------------------------------------------------------------
+    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+        secret = KEY_PREFIX + secrets.token_urlsafe(32)
+        key_id = "key_" + secrets.token_hex(6)
+        now = time.time()
+        with self._tx(tenant) as cur:
+            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created) "
+                        "VALUES (%s, %s, %s, %s, %s, %s)", (key_id, tenant, label, secret[:10], hash_key(secret), now))
+        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now), secret
+
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
+        """Looked up by hash across tenants (the bypass: the key names the tenant); the
+        hash is compared again in constant time so the index lookup is the only branch."""
+        digest = hash_key(secret)
+        with self._tx(None) as cur:
+            row = cur.execute(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys WHERE hash = %s AND revoked IS NULL",
+                              (digest,)).fetchone()
+        if row is None or not hmac.compare_digest(row[6], digest):
+            return None
+        info = _key(row)
+        if info.last_used is None or time.time() - info.last_used > 60:  # throttle writes on the hot path
+            try:
+                with self._tx(info.tenant) as cur:
+                    cur.execute("UPDATE api_keys SET last_used = %s WHERE id = %s", (time.time(), info.id))
+            except StoreError:  # bookkeeping only: must not refuse a valid key
+                pass
+        return info
+
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
+        with self._tx(tenant) as cur:
+            rows = cur.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE tenant = %s AND revoked IS NULL "
+                               "ORDER BY created, id", (tenant,)).fetchall()
+        return [_key(r) for r in rows]
+
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        with self._tx(tenant) as cur:
+            cur.execute("UPDATE api_keys SET revoked = %s WHERE tenant = %s AND id = %s AND revoked IS NULL",
+                        (time.time(), tenant, key_id))
+            return cur.rowcount > 0
+
+    # -- jobs ----------------------------------------------------------------
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
+        now = time.time()
+        with self._tx(scope.tenant) as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", (document_lock(scope.tenant, doc_id),))
+            row = cur.execute(
+                "SELECT id FROM jobs WHERE tenant = %s AND doc_id = %s AND state = 'queued' "
+                "ORDER BY created DESC, seq DESC LIMIT 1", (scope.tenant, doc_id)).fetchone()
+            if row is not None:
+                job_id = row[0]
+                cur.execute("UPDATE jobs SET path = %s, kind = %s, source = %s, updated = %s, tries = 0, "
+                            "error = NULL, not_before = 0 WHERE id = %s", (path, kind, source, now, job_id))
+            else:
+                job_id = uuid.uuid4().hex
+                cur.execute(
+                    "INSERT INTO jobs (id, tenant, collection, owner, doc_id, source, kind, path, created, updated) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    (job_id, scope.tenant, scope.collection, scope.owner, doc_id, source, kind, path, now, now))
+            return _job(cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,)).fetchone())
+
+    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
+        now = time.time()
+        with self._tx(None) as cur:
+            # A job whose worker died too often fails here instead of crash-looping.
+            cur.execute(
+                "UPDATE jobs SET state = %s, error = %s, finished = %s, updated = %s, worker = NULL, "
+                "lease_until = NULL WHERE state IN (%s, %s) AND lease_until < %s AND tries >= %s",
+                (FAILED, f"the worker running this job stopped {max_tries} times; not retried", now, now,
+                 *RUNNING, now, max_tries))
+            skipped: list[str] = []
+            for _ in range(_CLAIM_ATTEMPTS):
+                row = cur.execute(_CANDIDATE, (now, now, skipped, now)).fetchone()
+                if row is None:
+                    return None
+                job_id, tenant, doc_id = row
+                # The document lock, then a fresh look (new snapshot): a claim of a sibling
+                # that committed after this statement's snapshot is seen now.
+                locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)",
+                                     (document_lock(tenant, doc_id),)).fetchone()[0]
+                if not locked or cur.execute(_SIBLING_CHECK, (tenant, doc_id, job_id, now)).fetchone()[0]:
+                    skipped.append(job_id)
+                    continue
+                claimed = cur.execute(
+                    "UPDATE jobs SET state = 'parsing', tries = tries + 1, started = %s, updated = %s, done = 0, "
+                    f"error = NULL, worker = %s, lease_until = %s WHERE id = %s RETURNING {_JOB_COLUMNS}",
+                    (now, now, worker, now + lease_s, job_id)).fetchone()
+                return _job(claimed)
+        return None
+
+    def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
+        with self._tx(tenant) as cur:
+            cur.execute("UPDATE jobs SET lease_until = %s WHERE tenant = %s AND id = %s AND worker = %s "
+                        "AND state IN (%s, %s)", (time.time() + lease_s, tenant, job_id, worker, *RUNNING))
+            return cur.rowcount > 0
+
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
+        unknown = set(fields) - JOB_UPDATABLE
+        if unknown:
+            raise ConfigError(f"unknown job fields: {sorted(unknown)}")
+        fields["updated"] = time.time()
+        if fields.get("state") == QUEUED:
+            fields.update(worker=None, lease_until=None)
+        elif fields.get("state") in FINISHED:  # the worker stays on record: who finished it
+            fields.update(lease_until=None)
+        sets = ", ".join(f"{name} = %s" for name in fields)  # names come from JOB_UPDATABLE only
+        with self._tx(tenant) as cur:
+            cur.execute(f"UPDATE jobs SET {sets} WHERE tenant = %s AND id = %s", [*fields.values(), tenant, job_id])
+            return cur.rowcount > 0
+
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
+        with self._tx(tenant) as cur:
+            row = cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = %s AND id = %s",
+                              (tenant, job_id)).fetchone()
+        return _job(row) if row else None
+
+    def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
+                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000,
+                  all_owners: bool = True, owner: str | None = None) -> list[JobInfo]:
+        where, params = ["tenant = %s"], [tenant]
+        for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
+            if value is not None:
+                where.append(f"{column} = %s")
+                params.append(value)
+        if not all_owners:
+            where.append("owner IS NULL" if owner is None else "(owner IS NULL OR owner = %s)")
+            params += [] if owner is None else [owner]
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+        if latest_per_document:
+            sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
+                   f"ORDER BY created DESC, seq DESC) AS n FROM jobs WHERE {' AND '.join(where)}) j WHERE n = 1")
+        with self._tx(tenant) as cur:
+            rows = cur.execute(f"{sql} ORDER BY created DESC, id LIMIT %s", [*params, limit]).fetchall()
+        return [_job(r) for r in rows]
+
+    def requeue_job(self, tenant: str, job_id: str) -> bool:
+        with self._tx(tenant) as cur:
+            cur.execute(
+                "UPDATE jobs SET state = 'queued', tries = 0, done = 0, error = NULL, not_before = 0, "
+                "finished = NULL, worker = NULL, lease_until = NULL, updated = %s "
+                "WHERE tenant = %s AND id = %s AND state IN ('indexed', 'failed')", (time.time(), tenant, job_id))
+            return cur.rowcount > 0
+
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
+        sql, params = "DELETE FROM jobs WHERE tenant = %s AND collection = %s", [tenant, collection]
+        if doc_id is not None:
+            sql, params = sql + " AND doc_id = %s", [*params, doc_id]
+        with self._tx(tenant) as cur:
+            cur.execute(sql, params)
+            return cur.rowcount
+
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]:
+        with self._tx(tenant) as cur:
+            if tenant is None:
+                rows = cur.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall()
+            else:
+                rows = cur.execute("SELECT state, count(*) FROM jobs WHERE tenant = %s GROUP BY state",
+                                   (tenant,)).fetchall()
+        counts = {state: 0 for state in JOB_STATES}
+        counts.update(dict(rows))
+        return counts
+
+    # -- moving --------------------------------------------------------------
+    def export_keys(self, tenant: str) -> list[StoredKey]:
+        with self._tx(tenant) as cur:
+            rows = cur.execute(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = %s "
+                               "ORDER BY created, id", (tenant,)).fetchall()
+        return [StoredKey(info=_key(r), hash=r[6], revoked=r[7]) for r in rows]
+
+    def import_key(self, key: StoredKey) -> bool:
+        i = key.info
+        with self._tx(i.tenant) as cur:
+            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, last_used, revoked) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked))
+            return cur.rowcount > 0
+
+    def export_jobs(self, tenant: str) -> list[JobInfo]:
+        with self._tx(tenant) as cur:
+            rows = cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = %s ORDER BY created, seq",
+                               (tenant,)).fetchall()
+        return [_job(r) for r in rows]
+
+    def import_job(self, job: JobInfo) -> bool:
+        marks = ", ".join(["%s"] * len(JOB_COLUMNS))
+        with self._tx(job.tenant) as cur:
+            cur.execute(f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
+                        [getattr(job, c) for c in JOB_COLUMNS])
+            return cur.rowcount > 0
