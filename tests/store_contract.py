@@ -545,9 +545,9 @@ class JobContract(_Base):
 
     def test_expired_lease_is_claimed_again(self, admin) -> None:
         job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")
-        assert admin.claim_job("dead", 0.2, 3).id == job.id
+        assert admin.claim_job("dead", 1.0, 3).id == job.id
         assert admin.claim_job("alive", self.LEASE, 3) is None  # leased
-        time.sleep(0.3)
+        time.sleep(1.1)
         again = admin.claim_job("alive", self.LEASE, 3)
         assert (again.id, again.tries, again.worker) == (job.id, 2, "alive")
         assert admin.renew_lease("a", job.id, "dead", self.LEASE) is False
@@ -555,10 +555,10 @@ class JobContract(_Base):
 
     def test_renewed_lease_is_kept(self, admin) -> None:
         job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")
-        admin.claim_job("w", 0.4, 3)
-        for _ in range(3):
-            time.sleep(0.2)
-            assert admin.renew_lease("a", job.id, "w", 0.4)
+        admin.claim_job("w", 1.0, 3)
+        for _ in range(4):  # 1.2 s in all: past the first lease, held by renewals
+            time.sleep(0.3)
+            assert admin.renew_lease("a", job.id, "w", 1.0)
         assert admin.claim_job("other", self.LEASE, 3) is None
 
     def test_a_job_that_kills_its_worker_fails_for_good(self, admin) -> None:

@@ -1,6 +1,6 @@
 """Several ``ragline worker`` processes share one job queue; one is SIGKILLed while
 it holds a job. Each job runs to completion exactly once more, and the result is a
-clean ingest's chunks, no more, no fewer. (PostgreSQL: tests/test_store_postgres.py.)"""
+clean ingest's chunks, no more, no fewer, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -21,3 +21,10 @@ def check(result) -> None:  # noqa: ANN001
 @pytest.mark.timeout(300)
 def test_sqlite_workers_share_the_queue_and_survive_sigkill(tmp_path: Path) -> None:
     check(run_drill(tmp_path / "home", None))
+
+
+@pytest.mark.timeout(300)
+def test_postgres_workers_share_the_queue_and_survive_sigkill(tmp_path: Path) -> None:
+    from .pg_server import fresh_database
+
+    check(run_drill(tmp_path / "home", fresh_database()))

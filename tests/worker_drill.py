@@ -19,7 +19,7 @@ from ragline.engine import Engine
 from ragline.models import Scope
 from ragline.server.uploads import Uploads
 from ragline.settings import EmbedderSettings, Settings, StoreSettings
-from ragline.store.types import INDEXED, RUNNING
+from ragline.store.types import EMBEDDING, INDEXED
 
 TENANT = "acme"
 SCOPE = Scope(TENANT, ("docs",))
@@ -51,7 +51,7 @@ def _settings(home: Path, url: str | None) -> Settings:
     return Settings(home=home, embedder=EmbedderSettings(name="hashing"), store=StoreSettings(url=url))
 
 
-def run_drill(home: Path, url: str | None, *, jobs: int = 6, words: int = 30_000, workers: int = 3,
+def run_drill(home: Path, url: str | None, *, jobs: int = 6, words: int = 120_000, workers: int = 3,
               lease_s: float = 4.0, timeout: float = 240.0) -> DrillResult:
     """Queue ``jobs`` text documents, start ``workers`` worker processes, SIGKILL the one
     holding the first job caught mid-embedding, and wait for every job to be indexed."""
@@ -112,7 +112,7 @@ def _catch_running(engine: Engine, job_ids: list[str], timeout: float):
     while time.monotonic() < deadline:
         for job_id in job_ids:
             job = engine.get_job(TENANT, job_id)
-            if job is not None and job.state in RUNNING and job.worker and 0 < job.done < job.total:
+            if job is not None and job.state == EMBEDDING and job.worker and job.done < job.total:
                 return job, int(job.worker.split(":")[1])
         time.sleep(0.01)
     raise AssertionError("no job was caught mid-embedding")

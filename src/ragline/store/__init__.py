@@ -3,6 +3,7 @@ opened from one URL setting by a registry of backends (``BACKENDS``)."""
 
 from __future__ import annotations
 
+import re
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,9 @@ def sqlite_path(url: str | None, settings: Settings) -> Path:
         url = url[len("sqlite://"):]
         if not url:
             raise ConfigError("RAGLINE_STORE__URL: sqlite:// needs a path, e.g. sqlite:///var/lib/ragline/db.sqlite")
+    if re.match(r"^\s*\w+\s*=", url):
+        raise ConfigError("RAGLINE_STORE__URL looks like a libpq key=value string (not shown: it may hold a "
+                          "password); write it as postgresql://user:password@host:5432/dbname")
     if url == ":memory:":
         raise ConfigError("RAGLINE_STORE__URL: SQLite ':memory:' cannot be shared by the server's threads; use a path")
     return Path(url).expanduser()

@@ -130,21 +130,24 @@ class PostgresStore(AdminMixin):
 
     def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
                           config: dict[str, Any] | None = None) -> CollectionInfo:
-        config = dict(config or {})
+        select = "SELECT id, model_id, dimension FROM collections WHERE tenant = %s AND name = %s"
         with self._tx(scope.tenant) as cur:
-            if config.get("language") is not None:
-                check_language(cur, config["language"])
-            cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (scope.tenant, time.time()))
-            # A new id per insert attempt: uid (the index key) is never reused by a re-created collection.
-            cur.execute(
-                "INSERT INTO collections (id, uid, tenant, name, model_id, dimension, config, created) "
-                "SELECT n, n || '.' || substr(md5(random()::text), 1, 12), %s, %s, %s, %s, %s, %s "
-                "FROM (SELECT nextval(pg_get_serial_sequence('collections', 'id')) AS n) s "
-                "ON CONFLICT (tenant, name) DO NOTHING",
-                (scope.tenant, scope.collection, model_id, dimension, Jsonb(config), time.time()))
-            cid, found_model, found_dim = cur.execute(
-                "SELECT id, model_id, dimension FROM collections WHERE tenant = %s AND name = %s",
-                (scope.tenant, scope.collection)).fetchone()
+            row = cur.execute(select, (scope.tenant, scope.collection)).fetchone()
+            if row is None:
+                config = dict(config or {})
+                if config.get("language") is not None:
+                    check_language(cur, config["language"])
+                now = time.time()
+                cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (scope.tenant, now))
+                # The key <id>.<random> is never reused by a re-created collection.
+                cur.execute(
+                    "INSERT INTO collections (id, uid, tenant, name, model_id, dimension, config, created) "
+                    "SELECT n, n || '.' || substr(md5(random()::text), 1, 12), %s, %s, %s, %s, %s, %s "
+                    "FROM (SELECT nextval(pg_get_serial_sequence('collections', 'id')) AS n) s "
+                    "ON CONFLICT (tenant, name) DO NOTHING",  # a concurrent creator won: use its row
+                    (scope.tenant, scope.collection, model_id, dimension, Jsonb(config), now))
+                row = cur.execute(select, (scope.tenant, scope.collection)).fetchone()
+            cid, found_model, found_dim = row
             if (found_model, found_dim) != (model_id, dimension):
                 raise ModelMismatchError(
                     f"collection {scope.collection!r} was built with {found_model} (dim {found_dim}); "
@@ -442,7 +445,7 @@ class PostgresStore(AdminMixin):
                chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
         return None
 
-    def delete_chunks(self, collection: CollectionRef, chunk_ids: list[str]) -> None:
+    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
         return None
 
     def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
@@ -450,6 +453,7 @@ class PostgresStore(AdminMixin):
 
     def drop(self, collection: CollectionRef) -> None:
         return None
+
 
 # -- SQL and helpers ---------------------------------------------------------------
 class _VectorTextLoader(Loader):

@@ -171,10 +171,17 @@ def quoted(lexeme: str) -> str:
 
 
 def check_language(cur: psycopg.Cursor, language: Any) -> None:
-    if not isinstance(language, str) or cur.execute("SELECT to_regconfig(%s)", (language,)).fetchone()[0] is None:
-        names = ", ".join(r[0] for r in cur.execute("SELECT cfgname FROM pg_ts_config ORDER BY 1"))
-        raise ConfigError(f"collection language {language!r} is not a PostgreSQL text search configuration; "
-                          f"use one of: {names}")
+    """``ConfigError`` unless ``language`` names a text search configuration."""
+    if isinstance(language, str):
+        try:
+            with cur.connection.transaction():  # a savepoint: a failed cast must not abort the caller's work
+                cur.execute("SELECT %s::regconfig", (language,))
+            return
+        except psycopg.Error:
+            pass
+    names = ", ".join(r[0] for r in cur.execute("SELECT cfgname FROM pg_ts_config ORDER BY 1"))
+    raise ConfigError(f"collection language {language!r} is not a PostgreSQL text search configuration; "
+                      f"use one of: {names}")
 
 
 def nul_free(value: str | None) -> str | None:

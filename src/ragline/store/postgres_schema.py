@@ -197,6 +197,8 @@ def migrate(conn: psycopg.Connection) -> list[int]:
     applied_now: list[int] = []
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+        # FORCE RLS binds the owner too: a data migration must see every tenant's rows.
+        conn.execute("SELECT set_config('ragline.tenant', %s, true)", (BYPASS,))
         conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
                      "(version integer PRIMARY KEY, applied double precision NOT NULL)")
         done = {r[0] for r in conn.execute("SELECT version FROM schema_migrations")}
@@ -273,13 +275,17 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
                                        (name,)).fetchone() if probe else None
                     if row is not None and row[0]:
                         return True
-                    conn.execute("SET statement_timeout = 0")  # a build may take longer than a query
+                    # A build may take longer than a query; but waiting for other sessions'
+                    # transactions (an idle-in-transaction client) must not hang the caller.
+                    conn.execute(f"SET lock_timeout = {int(timeout_ms)}")
+                    conn.execute("SET statement_timeout = 0")
                     if row is not None:  # left invalid by an interrupted build
                         conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
                     conn.execute(ddl)
                     return True
                 finally:
                     conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+                    conn.execute("RESET lock_timeout")
                     conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
             finally:
                 conn.autocommit = False
@@ -299,7 +305,9 @@ def prepare(url: str, kwargs: dict[str, Any]) -> tuple[bool, bool]:
     naming the setting to check, never a driver traceback."""
     where = f"RAGLINE_STORE__URL ({redact(url)})"
     try:
-        psycopg.conninfo.conninfo_to_dict(url)
+        params = psycopg.conninfo.conninfo_to_dict(url)
+        if not all(p.strip().isdigit() for p in str(params.get("port") or "5432").split(",")):
+            raise ConfigError(f"{where}: the port must be a number, got {params['port']!r}")
         conn = psycopg.connect(url, **kwargs)
     except psycopg.Error as exc:
         text = first_line(exc)
@@ -317,6 +325,10 @@ def prepare(url: str, kwargs: dict[str, Any]) -> tuple[bool, bool]:
         except psycopg.errors.InsufficientPrivilege as exc:
             raise ConfigError(f"cannot initialise the database at {where}: {first_line(exc)}. If this is "
                               "about the extension, run CREATE EXTENSION vector as a superuser once") from None
+        version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+        if tuple(int(p) for p in version.split(".")[:2] if p.isdigit()) < (0, 8):  # iterative index scans
+            raise ConfigError(f"the database at {where} has pgvector {version}; ragline needs 0.8 or newer "
+                              "(ALTER EXTENSION vector UPDATE after upgrading it on the server)")
         use_role = can_use_rls_role(conn)
         return use_role, rls_enforced(conn, use_role)
     except RaglineError:
