@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..errors import StoreUnavailableError
 from ..store.types import JOB_STATES, NAME_PATTERN
 from .common import AsJson, app, err, load_settings, out
 from .common import engine_from_env as _engine
@@ -31,6 +32,11 @@ def serve(
     from ..server import serve as run
 
     settings = load_settings()
+    with _engine() as engine:  # a wrong store URL or a server without pgvector stops here, named
+        try:
+            engine.store  # noqa: B018
+        except StoreUnavailableError as exc:  # down, not misconfigured: serve 503s until it is back
+            err.print(f"[yellow]warning:[/yellow] {exc}; serving 503 until the store is reachable")
     run(settings, host=host, port=port,
         on_started=lambda url: err.print(f"ragline serving on {url} (home {settings.home}); Ctrl+C stops"))
 
