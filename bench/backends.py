@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragline.embed import make_embedder  # noqa: E402
-from ragline.eval.backends import congruence, corpus_sentences, synthetic_bench  # noqa: E402
-from ragline.eval.beir import load_dataset  # noqa: E402
-from ragline.settings import Settings  # noqa: E402
+from ragline.embed import make_embedder
+from ragline.eval.backends import congruence, corpus_sentences, synthetic_bench
+from ragline.eval.beir import load_dataset
+from ragline.settings import Settings
 
 
 def log(message: str) -> None:
@@ -51,8 +51,9 @@ def urls(scratch: Path, backends: list[str], qdrant_url: str | None) -> dict[str
 def markdown(results: dict) -> str:
     lines = [f"# Store backends side by side ({results['when']}, {results['machine']})", ""]
     if "scifact" in results:
-        lines += ["## SciFact test (5,183 abstracts, 300 queries), MiniLM; embeddings cached, so ingest is the store's "
-                  "write cost", "", "| backend | ingest s | mode | nDCG@10 | Δ vs SQLite | top-10 overlap | p50 ms | p95 ms |",
+        title = ("## SciFact test (5,183 abstracts, 300 queries), MiniLM; embeddings cached, so ingest is the "
+                 "store's write cost")
+        lines += [title, "", "| backend | ingest s | mode | nDCG@10 | Δ vs SQLite | top-10 overlap | p50 ms | p95 ms |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         ref = results["scifact"]["sqlite"]
         for name, row in results["scifact"].items():

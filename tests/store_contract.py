@@ -382,7 +382,7 @@ class FilterContract(_Base):
         ({"source": 5}, "takes a string"),
         ({"year": {"in": []}}, "non-empty list"),
         ({"year": []}, "non-empty list"),
-        ({"year": {"x": 1} and {}}, "no operator"),
+        ({"year": {}}, "no operator"),
         ({"year": {"eq": {"nested": 1}}}, "values must be"),
         ({"year": 10 ** 30}, "out of range"),
         ({"year": float("nan")}, "finite"),
@@ -437,7 +437,7 @@ class IsolationContract(_Base):
     @pytest.mark.parametrize("seed", [1, 2])
     def test_randomized_isolation(self, store: Store, seed: int) -> None:
         rng = random.Random(seed)
-        words = "alpha bravo charlie delta echo foxtrot golf hotel".split()
+        words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
         truth: dict[tuple[str, str, str | None], set[str]] = {}
         for tenant in ("t1", "t2", "t3"):
             for name in ("kb", "hr"):

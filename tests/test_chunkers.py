@@ -52,7 +52,7 @@ def test_blocks_are_never_merged_and_offsets_span_blocks() -> None:
 
 
 def test_token_unit_uses_the_given_length() -> None:
-    words = lambda s: len(s.split())  # noqa: E731
+    words = lambda s: len(s.split())
     chunker = make_chunker(ChunkingSettings(size=60, overlap=10, unit="tokens"), token_length=words)
     chunks = chunker.chunk(Document("d", [Block(TEXT)]))
     assert all(words(c.text) <= 60 for c in chunks)

@@ -9,7 +9,7 @@ import pytest
 
 from ragline.models import Block, Document, Scope
 
-WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike".split()
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike"]
 
 
 def _doc(tenant: str, collection: str, owner: str | None, i: int, rng: random.Random) -> Document:

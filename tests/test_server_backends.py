@@ -13,12 +13,17 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings, StoreSettings
 
-from .pg_server import fresh_database, restart_server, start_server, stop_server
-from .pg_server import pg_url  # noqa: F401  (fixture)
+from .pg_server import (
+    fresh_database,
+    pg_url,  # noqa: F401  (fixture)
+    restart_server,
+    start_server,
+    stop_server,
+)
 from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
-def _until(check, seconds: float = 20.0):  # noqa: ANN001, ANN202
+def _until(check, seconds: float = 20.0):
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -73,7 +78,7 @@ def test_database_going_away_is_503_then_recovers(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql", "qdrant"])
-def test_the_api_works_on_every_backend(tmp_path: Path, backend: str, request) -> None:  # noqa: ANN001
+def test_the_api_works_on_every_backend(tmp_path: Path, backend: str, request) -> None:
     url = {"sqlite": None, "qdrant": f"qdrant://{tmp_path}/qdrant"}.get(backend) or request.getfixturevalue("pg_url")
     settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),
                         server=ServerSettings(admin_key=ADMIN_KEY), store=StoreSettings(url=url))

@@ -123,7 +123,7 @@ def test_rls_binds_a_non_superuser_owner_without_the_role(tmp_path) -> None:
 def test_bm25_scores_equal_sqlite_fts5(store, tmp_path) -> None:
     sqlite = open_store(Settings(home=tmp_path / "sqlite"))
     rng = random.Random(7)
-    words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet café cafe".split()
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "café", "cafe"]
     docs = [(f"d{i}", [" ".join(rng.choices(words, k=rng.randint(1, 30))) for _ in range(rng.randint(1, 3))],
              rng.choice([None, "ann"])) for i in range(40)]
     for s in (store, sqlite):
@@ -303,9 +303,8 @@ def test_one_store_serves_many_threads_on_a_small_pool(tmp_path, pg_url) -> None
 def test_statement_timeout_is_applied(tmp_path, pg_url) -> None:  # noqa: F811
     s = open_store(_settings(tmp_path, pg_url, statement_timeout_s=0.2))
     try:
-        with pytest.raises(StoreUnavailableError, match="timed out"):
-            with s.catalog._tx("acme") as cur:
-                cur.execute("SELECT pg_sleep(2)")
+        with pytest.raises(StoreUnavailableError, match="timed out"), s.catalog._tx("acme") as cur:
+            cur.execute("SELECT pg_sleep(2)")
         assert s.catalog.tenants() == []  # the connection is fine afterwards
     finally:
         s.close()

@@ -11,7 +11,7 @@ import pytest
 from .worker_drill import run_drill
 
 
-def check(result) -> None:  # noqa: ANN001
+def check(result) -> None:
     assert result.finished_by and result.finished_by != result.killed_worker  # another process took it over
     assert result.tries == 2  # it was running when killed, and ran once more
     assert result.duplicates == 0 and result.chunks == result.reference_chunks

@@ -31,7 +31,7 @@ class ChunkingSettings(BaseModel):
     unit: Literal["chars", "tokens"] = "chars"
 
     @model_validator(mode="after")
-    def _overlap_below_size(self) -> "ChunkingSettings":
+    def _overlap_below_size(self) -> ChunkingSettings:
         if self.overlap >= self.size:
             raise ValueError(f"chunking.overlap ({self.overlap}) must be smaller than chunking.size ({self.size})")
         return self

@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,8 +23,8 @@ err = Console(stderr=True)
 out = Console(soft_wrap=True)
 
 Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
-Collection = Annotated[Optional[list[str]], typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
-Owner = Annotated[Optional[str], typer.Option("--owner", "-u", help="Owner (a user inside the tenant) for private data.")]
+Collection = Annotated[list[str] | None, typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
+Owner = Annotated[str | None, typer.Option("--owner", "-u", help="Owner (a user inside the tenant) for private data.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 
 

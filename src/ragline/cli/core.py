@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -61,7 +61,7 @@ def ingest(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    password: Annotated[Optional[str], typer.Option(help="Password for encrypted PDFs.")] = None,
+    password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     as_json: AsJson = False,
 ) -> None:
     """Load, chunk, embed and store files (unchanged files do no work)."""
@@ -75,7 +75,7 @@ def sync(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    password: Annotated[Optional[str], typer.Option(help="Password for encrypted PDFs.")] = None,
+    password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
     as_json: AsJson = False,
 ) -> None:
     """Ingest a directory and delete documents whose files are gone."""
@@ -89,10 +89,10 @@ def search(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    mode: Annotated[Optional[str], typer.Option(help="hybrid, dense or keyword.")] = None,
-    k: Annotated[Optional[int], typer.Option("-k", help="Number of results.")] = None,
-    threshold: Annotated[Optional[float], typer.Option(help="Drop results scoring below this.")] = None,
-    where: Annotated[Optional[str], typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
+    mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
+    k: Annotated[int | None, typer.Option("-k", help="Number of results.")] = None,
+    threshold: Annotated[float | None, typer.Option(help="Drop results scoring below this.")] = None,
+    where: Annotated[str | None, typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
     as_json: AsJson = False,
 ) -> None:
     """Search a collection."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -30,10 +30,10 @@ def eval_command(
     dataset_dir: Annotated[Path, typer.Argument(help="A BEIR-format folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.")],
     split: Annotated[str, typer.Option(help="Which qrels file to use (qrels/<split>.tsv).")] = "test",
     mode: Annotated[str, typer.Option(help="hybrid, dense, keyword, or all.")] = "hybrid",
-    k: Annotated[Optional[int], typer.Option("-k", help="Chunk hits fetched per query (default: enough for 100 documents).")] = None,
-    aggregate: Annotated[Optional[str], typer.Option(help="Chunk → document score: max or sum (default: search.doc_aggregate).")] = None,
-    limit: Annotated[Optional[int], typer.Option(help="Evaluate only the first N judged queries.")] = None,
-    save_run: Annotated[Optional[Path], typer.Option(help="Also write the document rankings as a TREC run file.")] = None,
+    k: Annotated[int | None, typer.Option("-k", help="Chunk hits fetched per query (default: enough for 100 documents).")] = None,
+    aggregate: Annotated[str | None, typer.Option(help="Chunk → document score: max or sum (default: search.doc_aggregate).")] = None,
+    limit: Annotated[int | None, typer.Option(help="Evaluate only the first N judged queries.")] = None,
+    save_run: Annotated[Path | None, typer.Option(help="Also write the document rankings as a TREC run file.")] = None,
     as_json: AsJson = False,
 ) -> None:
     """Measure retrieval quality on a BEIR dataset: nDCG@10, recall@10/100, MRR@10, latency."""
@@ -73,7 +73,7 @@ def eval_command(
 def bench_command(
     dataset_dir: Annotated[Path, typer.Option("--dataset", help="BEIR folder to benchmark on.")] = Path("../shared/datasets/scifact"),
     output: Annotated[Path, typer.Option(help="Folder for results.json and results.md.")] = Path("bench"),
-    reference_python: Annotated[Optional[Path], typer.Option(
+    reference_python: Annotated[Path | None, typer.Option(
         envvar="RAGLINE_BENCH_REFERENCE_PYTHON",
         help="A Python with sentence-transformers installed, for the throughput ratio.")] = None,
     embed_texts: Annotated[int, typer.Option(help="Chunks embedded for the throughput figure.")] = 2000,

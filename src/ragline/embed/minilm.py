@@ -16,8 +16,8 @@ import json
 import os
 import struct
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

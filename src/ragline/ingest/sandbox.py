@@ -98,7 +98,7 @@ class ParserSandbox:
             raise LoaderError(source, "the parser crashed on this file (memory limit or malformed content)") from None
         except LoaderError:
             raise
-        except Exception as exc:  # noqa: BLE001 - any other parser bug is this file's failure, not the run's
+        except Exception as exc:
             raise LoaderError(source, f"parser error: {type(exc).__name__}: {exc}") from exc
 
     def close(self) -> None:

@@ -20,13 +20,13 @@ from ..errors import ConfigError, StoreError
 from ..models import Scope
 from .types import (
     FAILED,
+    FINISHED,
     JOB_COLUMNS,
     JOB_STATES,
     JOB_UPDATABLE,
     KEY_PREFIX,
     QUEUED,
     RUNNING,
-    FINISHED,
     ApiKeyInfo,
     JobInfo,
     StoredKey,

@@ -105,6 +105,6 @@ def _read_with_pdfminer(data: bytes, source: str, password: str | None, first_er
             pages.append(_clean("\n".join(parts)))
     except PDFPasswordIncorrect as exc:
         raise LoaderError(source, "PDF is password-protected; supply its password to ingest it") from exc
-    except Exception as exc:  # noqa: BLE001 - pdfminer raises many unrelated types on bad files
+    except Exception as exc:
         raise LoaderError(source, f"unreadable PDF ({first_error}; {type(exc).__name__}: {exc})") from exc
     return pages, {}, None
