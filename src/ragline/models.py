@@ -17,6 +17,17 @@ def stable_id(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
 
 
+def index_text(title: str | None, text: str) -> str:
+    """What is embedded and keyword-indexed for a chunk: its document's title, then its text."""
+    return f"{title}\n{text}" if title else text
+
+
+def document_id(scope: Scope, source: str) -> str:
+    """The id ingestion gives the document named ``source`` in ``scope``: the owner is
+    part of it, so two users' ``notes.txt`` never collide."""
+    return stable_id(scope.tenant, scope.collection, scope.owner or "", source)
+
+
 @dataclass(frozen=True)
 class Scope:
     """What a caller may read or write: the single tenant chokepoint.

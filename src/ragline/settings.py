@@ -43,12 +43,16 @@ class EmbedderSettings(BaseModel):
     threads: int | None = None
 
 
+SEARCH_MODES = ("hybrid", "dense", "keyword")
+SearchMode = Literal[SEARCH_MODES]  # type: ignore[valid-type]  (Literal of a tuple: each value)
+
+
 class SearchSettings(BaseModel):
     """Retrieval. The defaults were chosen on SciFact's train split (docs/quality.md):
     a convex combination of min-max normalised dense and keyword scores (``weighted``)
     beat RRF by ~0.017 nDCG@10, and fusing over 500 candidates per list beat 100."""
 
-    mode: Literal["hybrid", "dense", "keyword"] = "hybrid"
+    mode: SearchMode = "hybrid"
     k: int = Field(default=10, ge=1, le=1000)
     fusion: Literal["rrf", "weighted"] = "weighted"
     rrf_k: int = Field(default=60, ge=1)

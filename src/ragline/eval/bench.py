@@ -34,6 +34,7 @@ from ..embed.base import CountingEmbedder
 from ..engine import Engine
 from ..ingest.chunkers import make_chunker
 from ..ingest.loaders.structured import JsonLinesLoader
+from ..models import index_text
 from ..retrieve.search import MODES
 from ..settings import Settings
 from .beir import load_dataset
@@ -73,7 +74,7 @@ def chunk_texts(corpus: Path, settings: Settings, n: int, token_length=None) -> 
     texts: list[str] = []
     for document in JsonLinesLoader().load(corpus.read_bytes(), corpus.name):
         for chunk in chunker.chunk(document):
-            texts.append(f"{document.title}\n{chunk.text}" if document.title else chunk.text)
+            texts.append(index_text(document.title, chunk.text))
             if len(texts) == n:
                 return texts
     return texts

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..embed.base import Embedder, EmbeddingCache
 from ..errors import EmbedderError, LoaderError
-from ..models import Document, Scope, content_hash, stable_id
+from ..models import Document, Scope, content_hash, document_id, index_text, stable_id
 from ..retrieve.analyzer import ANALYZER_VERSION, analyze
 from ..store import Store
 from ..store.types import ChunkRecord, DocumentRecord
@@ -126,7 +126,7 @@ class Ingestor:
                     failed_origins.add(str(file))
                     continue
                 entry = self._prepare(item, str(file), scope, summary)
-                seen.add(stable_id(scope.tenant, scope.collection, scope.owner or "", item.source))
+                seen.add(document_id(scope, item.source))
                 if entry is not None:
                     pending.append(entry)
                 if sum(len(p.chunks) for p in pending) >= self.batch_chunks:
@@ -151,7 +151,7 @@ class Ingestor:
     # -- stages ------------------------------------------------------------
     def _prepare(self, document: Document, origin: str | None, scope: Scope,
                  summary: IngestSummary) -> _Pending | None:
-        doc_id = stable_id(scope.tenant, scope.collection, scope.owner or "", document.source)
+        doc_id = document_id(scope, document.source)
         doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str))
         existing = self.store.get_document(scope, doc_id)
         if existing is not None and existing.content_hash == doc_hash and existing.state == "indexed":
@@ -168,12 +168,12 @@ class Ingestor:
         vectors: list[np.ndarray | None] = []
         occurrences: dict[str, int] = {}
         for chunk in chunks:
-            index_text = f"{document.title}\n{chunk.text}" if document.title else chunk.text
-            chash = content_hash(index_text)
+            text = index_text(document.title, chunk.text)
+            chash = content_hash(text)
             occurrences[chash] = occurrences.get(chash, 0) + 1
             records.append(ChunkRecord(
                 id=stable_id(doc_id, chash, str(occurrences[chash])), position=chunk.position, text=chunk.text,
-                content_hash=chash, start=chunk.start, end=chunk.end, terms=" ".join(analyze(index_text)),
+                content_hash=chash, start=chunk.start, end=chunk.end, terms=" ".join(analyze(text)),
                 page=chunk.page, section=chunk.section,
             ))
             vectors.append(previous[chash][1] if chash in previous else None)
@@ -209,8 +209,7 @@ class Ingestor:
         for entry in pending:
             for chunk, vector in zip(entry.chunks, entry.vectors):
                 if vector is None:
-                    title = entry.record.title
-                    wanted[chunk.content_hash] = f"{title}\n{chunk.text}" if title else chunk.text
+                    wanted[chunk.content_hash] = index_text(entry.record.title, chunk.text)
         if not wanted:
             return
         model = self.embedder.model_id

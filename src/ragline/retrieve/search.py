@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Literal
 
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError
 from ..models import Hit, Scope
-from ..settings import SearchSettings
+from ..settings import SEARCH_MODES, SearchSettings
 from ..store import Store
 from ..store.filters import Filters
 from .analyzer import query_terms
 from .fusion import reciprocal_rank_fusion, weighted_fusion
 
-Mode = Literal["hybrid", "dense", "keyword"]
-MODES: tuple[str, ...] = ("hybrid", "dense", "keyword")
+MODES: tuple[str, ...] = SEARCH_MODES
 
 
 @dataclass

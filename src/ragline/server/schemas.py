@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..store.types import NAME_PATTERN
+from ..settings import SearchMode
+from ..store.types import JOB_STATES, NAME_PATTERN
 
 OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
 SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
@@ -16,7 +17,7 @@ def _name() -> Any:
     return Field(pattern=NAME_PATTERN, description="1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit")
 
 
-JobState = Literal["queued", "parsing", "embedding", "indexed", "failed"]
+JobState = Literal[JOB_STATES]  # type: ignore[valid-type]  (each state)
 
 
 class _Strict(BaseModel):
@@ -184,7 +185,7 @@ class _Retrieval(_Strict):
 
 class SearchIn(_Retrieval):
     query: str = Field(min_length=1, max_length=10_000)
-    mode: Literal["hybrid", "dense", "keyword"] | None = None
+    mode: SearchMode | None = None
     k: int | None = Field(default=None, ge=1, le=1000)
     threshold: float | None = None
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
@@ -216,7 +217,7 @@ class SearchOut(BaseModel):
 
 class AskIn(_Retrieval):
     question: str = Field(min_length=1, max_length=10_000)
-    mode: Literal["hybrid", "dense", "keyword"] | None = None
+    mode: SearchMode | None = None
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
     generator: str | None = Field(default=None, max_length=100, description="Override the configured generator")
     stream: bool = Field(default=False, description="Server-sent events: delta… then done")

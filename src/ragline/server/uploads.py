@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
-from ..models import Block, Document, Scope, content_hash, stable_id
+from ..models import Block, Document, Scope, content_hash, document_id
 from ..store.types import NAME_PATTERN
 
 _SAFE = re.compile(NAME_PATTERN)
@@ -36,11 +36,6 @@ def clean_filename(filename: str | None) -> str | None:
     if name in ("", ".", "..") or len(name) > 255:
         return None
     return name
-
-
-def document_id(scope: Scope, source: str) -> str:
-    """The id ingestion gives the document named ``source`` in this scope."""
-    return stable_id(scope.tenant, scope.collection, scope.owner or "", source)
 
 
 class Uploads:

@@ -82,6 +82,13 @@ class Store:
         if stale:
             self.index.delete_chunks(ref, scope.owner, stale)
 
+    def reindex(self, scope: Scope, document: DocumentRecord, chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
+        """Write a stored document's chunks into an external index again (no-op when the
+        catalog is the index): for a new index beside an existing catalog."""
+        if self.index.external:
+            ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
+            self.index.upsert(ref, scope.owner, document, chunks, vectors)
+
     def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
         deleted = self.catalog.delete_documents(scope, doc_ids)
         if deleted and self.index.external:

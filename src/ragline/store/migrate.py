@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from ..models import Scope
+from ..models import Scope, index_text
 from ..retrieve.analyzer import analyze
 from .facade import Store
 
@@ -45,13 +45,15 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
             for stored in source.catalog.export_documents(tenant, info.name):
                 owned = Scope(tenant, (info.name,), stored.owner)
                 existing = target.get_document(owned, stored.record.id)
+                for chunk in stored.chunks:  # the index text, as ingestion builds it
+                    chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text)))
                 if (existing is not None and existing.content_hash == stored.record.content_hash
                         and existing.chunks == len(stored.chunks) and existing.owner == stored.owner):
                     report.documents_unchanged += 1
+                    # The catalog may be shared with the source (SQLite catalog + a new Qdrant
+                    # index): an external index still gets the points (idempotent upsert).
+                    target.reindex(owned, stored.record, stored.chunks, stored.vectors)
                     continue
-                title = stored.record.title
-                for chunk in stored.chunks:  # the index text, as ingestion builds it
-                    chunk.terms = " ".join(analyze(f"{title}\n{chunk.text}" if title else chunk.text))
                 target.put_document(owned, stored.record, stored.chunks, stored.vectors)
                 report.documents += 1
                 report.chunks += len(stored.chunks)

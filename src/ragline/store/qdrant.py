@@ -350,7 +350,9 @@ def open_catalog(settings: Any) -> Any:
     if scheme not in ("", "sqlite"):
         raise ConfigError(f"RAGLINE_STORE__CATALOG_URL: unknown scheme {scheme!r}; use a path, sqlite:///path "
                           "or postgresql://…")
-    return SQLiteStore(sqlite_path(url, settings), index=False)
+    # SQLite keeps its FTS5 rows up to date even here (cheap): the file stays a complete
+    # store on its own, so switching the URL back to SQLite needs no rebuild.
+    return SQLiteStore(sqlite_path(url, settings))
 
 
 def open_backend(url: str, settings: Any) -> Any:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
@@ -10,7 +10,7 @@ from ..auth import Tenant
 from ..deps import Owner, engine, note_owner
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
-from ..schemas import NAME_PATTERN, JobList, JobOut
+from ..schemas import NAME_PATTERN, JobList, JobOut, JobState
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=responses(401, 422, 503))
 
@@ -18,7 +18,7 @@ router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=responses(401, 42
 @router.get("", response_model=JobList)
 def list_jobs(request: Request, who: Tenant,
               collection: Annotated[str | None, Query(pattern=NAME_PATTERN)] = None,
-              state: Literal["queued", "parsing", "embedding", "indexed", "failed"] | None = None,
+              state: JobState | None = None,
               limit: Annotated[int, Query(ge=1, le=1000)] = 100, owner: Owner = None) -> dict:
     """The tenant's jobs, newest first: shared documents' jobs, plus the owner's own."""
     runner = request.app.state.runner
