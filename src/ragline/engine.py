@@ -44,6 +44,11 @@ class Engine(EngineAdmin):
             self._store = open_store(self.settings)
         return self._store
 
+    def connect(self) -> None:
+        """Open the store now rather than on first use: ``ConfigError`` for a misconfigured
+        ``RAGLINE_STORE__URL``, ``StoreUnavailableError`` when it cannot be reached."""
+        self.store  # noqa: B018
+
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:

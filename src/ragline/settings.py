@@ -8,14 +8,16 @@ Nothing below this module reads ``os.environ``.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import platformdirs
 from pydantic import BaseModel, Field, model_validator
 from pydantic_settings import (
     BaseSettings,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
     TomlConfigSettingsSource,
@@ -133,6 +135,8 @@ class StoreSettings(BaseModel):
     @classmethod
     def _from_string(cls, value: object) -> object:
         # RAGLINE_STORE=<url> (or the old RAGLINE_STORE=sqlite) as shorthand for store.url.
+        if isinstance(value, str) and value.lstrip().startswith("{"):
+            return json.loads(value)
         if isinstance(value, str):
             return {"url": None if value in ("", "sqlite") else value}
         return value
@@ -148,7 +152,7 @@ class Settings(BaseSettings):
     )
 
     home: Path = Field(default_factory=lambda: Path(platformdirs.user_data_dir("ragline")))
-    store: StoreSettings = StoreSettings()
+    store: Annotated[StoreSettings, NoDecode] = StoreSettings()  # NoDecode: RAGLINE_STORE=<url> is a plain string
     chunking: ChunkingSettings = ChunkingSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     search: SearchSettings = SearchSettings()

@@ -34,7 +34,7 @@ def serve(
     settings = load_settings()
     with _engine() as engine:  # a wrong store URL or a server without pgvector stops here, named
         try:
-            engine.store  # noqa: B018
+            engine.connect()
         except StoreUnavailableError as exc:  # down, not misconfigured: serve 503s until it is back
             err.print(f"[yellow]warning:[/yellow] {exc}; serving 503 until the store is reachable")
     run(settings, host=host, port=port,
@@ -60,7 +60,7 @@ def worker(
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     with _engine() as engine:
-        engine.store  # noqa: B018 — fail fast on a wrong URL, before announcing anything
+        engine.connect()  # fail fast on a wrong URL, before announcing anything
         runner = JobRunner(engine, Uploads(settings.home), workers=threads)
         runner.start()
         err.print(f"ragline worker {runner.name}: {threads} thread(s) on {engine.status()['store_url']}; "

@@ -39,10 +39,13 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # Build the lazy parts once here, so worker and request threads never race to build them.
         # A store that is down does not stop the server: it answers 503 until the store is back.
-        try:
-            engine.store, engine.embedder, engine.embedding_cache, engine.sandbox, engine.answerer  # noqa: B018
-        except Exception as exc:  # noqa: BLE001
-            log.warning(json.dumps({"event": "startup_degraded", "error": str(exc)}))
+        for build in (lambda: (engine.embedder, engine.embedding_cache, engine.sandbox), engine.connect,
+                      lambda: engine.answerer):
+            try:
+                build()
+            except Exception as exc:  # noqa: BLE001
+                log.warning(json.dumps({"event": "startup_degraded", "error": str(exc)}))
+                break  # the answerer needs the store; it is built on first use once the store is back
         app.state.runner.start()
         try:
             yield

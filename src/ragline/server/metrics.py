@@ -22,13 +22,13 @@ _STAGE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 
 class _JobsCollector(Collector):
     """Reads jobs by state from the store at scrape time (no counter to drift)."""
 
-    def __init__(self, store: Callable[[], Any]) -> None:
-        self.store = store
+    def __init__(self, engine: Callable[[], Any]) -> None:
+        self.engine = engine
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         family = GaugeMetricFamily("ragline_jobs", "Ingestion jobs by state", labels=["state"])
         try:
-            counts = self.store().job_counts()
+            counts = self.engine().job_counts()
         except Exception:  # noqa: BLE001 — a scrape must not fail because the store is down
             counts = {}
         for state in JOB_STATES:
@@ -37,8 +37,8 @@ class _JobsCollector(Collector):
 
 
 class Metrics:
-    def __init__(self, store: Callable[[], Any]) -> None:
-        """``store`` returns the store when called (it may be down at scrape time)."""
+    def __init__(self, engine: Callable[[], Any]) -> None:
+        """``engine`` returns the engine when called (its store may be down at scrape time)."""
         self.registry = CollectorRegistry(auto_describe=True)
         self.requests = Counter("ragline_requests", "HTTP requests", ["method", "route", "status"],
                                 registry=self.registry)
@@ -50,7 +50,7 @@ class Metrics:
                                      registry=self.registry)
         self.job_seconds = Histogram("ragline_job_seconds", "Ingestion job run time", ["state"],
                                      buckets=_LATENCY_BUCKETS, registry=self.registry)
-        self.registry.register(_JobsCollector(store))
+        self.registry.register(_JobsCollector(engine))
 
     def observe_request(self, method: str, route: str, status: int, seconds: float,
                         stages_ms: dict[str, float] | None) -> None:
