@@ -59,16 +59,22 @@ def congruence(settings: Settings, dataset: BeirDataset, urls: dict[str, str | N
     return results
 
 
-def clustered_vectors(n: int, dim: int, clusters: int, seed: int = 0) -> np.ndarray:
-    """Unit vectors around ``clusters`` random centres: a realistic case for HNSW, unlike
-    uniform noise (where every neighbour is about as far as any other)."""
+def clustered_vectors(n: int, dim: int, clusters: int, seed: int = 0, *, intrinsic: int = 16) -> np.ndarray:
+    """Unit vectors in ``clusters`` clusters, each spread over its own random
+    ``intrinsic``-dimensional subspace (plus a little isotropic noise). Real
+    embeddings look like this: clustered, with low intrinsic dimension. Uniform or
+    isotropic noise is a worst case for HNSW in which every neighbour is about as far
+    as any other, so "the true top 10" means little."""
     rng = np.random.default_rng(seed)
     centres = rng.standard_normal((clusters, dim)).astype(np.float32)
+    bases = rng.standard_normal((clusters, intrinsic, dim)).astype(np.float32) * 0.5
     out = np.empty((n, dim), dtype=np.float32)
-    for start in range(0, n, 100_000):
-        stop = min(n, start + 100_000)
+    for start in range(0, n, 50_000):
+        stop = min(n, start + 50_000)
         picks = rng.integers(0, clusters, stop - start)
-        block = centres[picks] + 0.35 * rng.standard_normal((stop - start, dim)).astype(np.float32)
+        spread = rng.standard_normal((stop - start, 1, intrinsic)).astype(np.float32)
+        block = centres[picks] + (spread @ bases[picks])[:, 0, :]
+        block += 0.05 * rng.standard_normal(block.shape).astype(np.float32)
         out[start:stop] = block / np.linalg.norm(block, axis=1, keepdims=True)
     return out
 
@@ -99,11 +105,9 @@ def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str
                     queries: int = 100, log: Log = print) -> dict[str, Any]:
     """Load ``n`` clustered vectors into the store at ``url`` and measure dense recall@10
     against exact search, dense and hybrid (dense + keyword, fused) p50/p95."""
-    vectors = clustered_vectors(n, dim, clusters=max(10, n // 1000))
-    rng = np.random.default_rng(1)
-    probes = clustered_vectors(queries, dim, clusters=max(10, n // 1000), seed=0)  # same centres, new points
-    probes = probes + 0.05 * rng.standard_normal(probes.shape).astype(np.float32)
-    probes /= np.linalg.norm(probes, axis=1, keepdims=True)
+    clusters = max(10, n // 1000)
+    vectors = clustered_vectors(n + queries, dim, clusters)
+    vectors, probes = vectors[:n], vectors[n:]  # probes: new points from the same clusters
     scope = Scope("bench", (f"synthetic-{n}",))
     store = open_store(settings, url)
     try:
