@@ -13,6 +13,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -24,7 +25,18 @@ from ragline.models import Scope, content_hash, stable_id
 from ragline.retrieve.analyzer import analyze, query_terms
 from ragline.settings import EmbedderSettings, Settings
 from ragline.store import Store
-from ragline.store.types import FAILED, INDEXED, JOB_STATES, QUEUED, ChunkRecord, DocumentRecord
+from ragline.store.types import (
+    FAILED,
+    INDEXED,
+    JOB_STATES,
+    QUEUED,
+    ApiKeyInfo,
+    ChunkRecord,
+    DocumentRecord,
+    StoredKey,
+    TenantUsage,
+    hash_key,
+)
 
 DIM = 8
 MODEL = "test/model"
@@ -218,6 +230,26 @@ class CatalogContract(_Base):
         assert (a.owner, a.record.title, a.record.metadata, [c.text for c in a.chunks]) == \
             (None, "T", {"k": 1}, ["shared one", "shared two"])
         assert a.vectors.shape == (2, DIM) and exported["b.txt"].owner == "ann"
+
+    def test_usage_counts_what_a_tenant_stores(self, store: Store) -> None:
+        def size(*texts: str) -> int:  # chunk text as UTF-8 + one float32 vector per chunk
+            return sum(len(t.encode()) + 4 * DIM for t in texts)
+
+        assert store.catalog.usage("acme") == TenantUsage(0, 0, 0)
+        collection(store, A)
+        collection(store, Scope("acme", ("hr",)))
+        collection(store, Scope("other", ("kb",)))
+        put(store, A, "a.txt", ["één", "two"])
+        put(store, Scope("acme", ("hr",), "ann"), "b.txt", ["private words"])
+        put(store, Scope("other", ("kb",)), "c.txt", ["not acme's", "at", "all"])
+        assert store.catalog.usage("acme") == TenantUsage(2, 3, size("één", "two", "private words"))
+        put(store, A, "a.txt", ["replaced"], version="2")  # a replacement counts once, at its new size
+        assert store.catalog.usage("acme") == TenantUsage(2, 2, size("replaced", "private words"))
+        store.delete_documents(Scope("acme", ("hr",), "ann"), [doc_id(Scope("acme", ("hr",), "ann"), "b.txt")])
+        assert store.catalog.usage("acme") == TenantUsage(1, 1, size("replaced"))
+        store.delete_collection(A)
+        assert store.catalog.usage("acme") == TenantUsage(0, 0, 0)
+        assert store.catalog.usage("other") == TenantUsage(1, 3, size("not acme's", "at", "all"))
 
 
 # -- search -------------------------------------------------------------------------
@@ -476,6 +508,37 @@ class KeyContract(_Base):
         assert store.admin.revoke_api_key("a", info.id) is True and store.admin.verify_api_key(secret) is None
         assert store.admin.list_api_keys("a") == [] and len(store.admin.export_keys("a")) == 1
 
+    def test_owner_bound_keys(self, store: Store) -> None:
+        store.catalog.ensure_tenant("a")
+        bound, secret = store.admin.create_api_key("a", "browser", owner="ann")
+        plain, plain_secret = store.admin.create_api_key("a")
+        assert bound.owner == "ann" and plain.owner is None
+        assert store.admin.verify_api_key(secret).owner == "ann"
+        assert store.admin.verify_api_key(plain_secret).owner is None
+        assert {k.id: k.owner for k in store.admin.list_api_keys("a")} == {bound.id: "ann", plain.id: None}
+        assert {k.info.id: k.info.owner for k in store.admin.export_keys("a")} == {bound.id: "ann", plain.id: None}
+        # An imported key keeps its owner (ragline migrate).
+        imported = "rl-imported-secret"
+        info = ApiKeyInfo(id="key_imported", tenant="a", label=None, prefix=imported[:10], created=1.0, owner="bob")
+        assert store.admin.import_key(StoredKey(info=info, hash=hash_key(imported), revoked=None)) is True
+        assert store.admin.verify_api_key(imported).owner == "bob"
+
+    def test_verify_is_a_read_and_uses_are_touched_later(self, store: Store) -> None:
+        store.catalog.ensure_tenant("a")
+        info, secret = store.admin.create_api_key("a")
+        assert store.admin.verify_api_key(secret).last_used is None  # verifying never writes
+        (listed,) = store.admin.list_api_keys("a")
+        assert listed.last_used is None
+        store.admin.touch_api_keys({info.id: 1000.0, "key_unknown": 5.0})
+        store.admin.touch_api_keys({info.id: 500.0})  # older: last_used only moves forward
+        store.admin.touch_api_keys({})
+        assert store.admin.list_api_keys("a")[0].last_used == 1000.0
+        # The facade notes uses in memory and writes them in the background (or on close).
+        assert store.verify_api_key(secret).id == info.id
+        assert store.list_api_keys("a")[0].last_used > 1000.0  # pending uses already show
+        assert store.key_usage.flush() is True
+        assert store.admin.list_api_keys("a")[0].last_used > 1000.0
+
 
 class JobContract(_Base):
     LEASE = 30.0
@@ -553,6 +616,16 @@ class JobContract(_Base):
         assert admin.renew_lease("a", job.id, "dead", self.LEASE) is False
         assert admin.renew_lease("a", job.id, "alive", self.LEASE) is True
 
+    def test_a_running_job_without_a_lease_is_claimable(self, admin) -> None:
+        # Left running by a version without leases, or copied in by `ragline migrate`.
+        job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")
+        admin.update_job("a", job.id, state="embedding")
+        legacy = replace(admin.get_job("a", job.id), id="legacy", doc_id="d2", worker=None, lease_until=None)
+        assert admin.import_job(legacy)
+        admin.delete_jobs("a", collection="docs", doc_id="d")
+        claimed = admin.claim_job("w", self.LEASE, 3)
+        assert claimed is not None and claimed.id == "legacy" and claimed.worker == "w"
+
     def test_renewed_lease_is_kept(self, admin) -> None:
         job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")
         admin.claim_job("w", 1.0, 3)
@@ -592,6 +665,62 @@ class JobContract(_Base):
         for t in threads:
             t.join()
         assert len(claimed) == 30 == len(set(claimed))
+
+    def test_fair_claims_across_tenants(self, admin) -> None:
+        """Tenant a queues 20 jobs, then b queues 1: b's job is among the first claims,
+        whether workers run a's jobs in parallel or finish each before the next claim."""
+        for i in range(20):
+            admin.create_job(Scope("a", ("docs",)), doc_id=f"a{i}", source=str(i), kind="file", path="/p")
+        late = admin.create_job(Scope("b", ("docs",)), doc_id="b0", source="b", kind="file", path="/p")
+        first = admin.claim_job("w1", self.LEASE, 3)
+        second = admin.claim_job("w2", self.LEASE, 3)  # a has one running, b none: b goes next
+        assert (first.tenant, second.id) == ("a", late.id)
+        admin.update_job("b", late.id, state=INDEXED)
+        later = admin.create_job(Scope("b", ("docs",)), doc_id="b1", source="b1", kind="file", path="/p")
+        admin.update_job("a", first.id, state=INDEXED)  # one worker: nothing running when it claims again
+        third = admin.claim_job("w1", self.LEASE, 3)
+        assert third.tenant == "a"  # b was served more recently than a
+        admin.update_job("a", third.id, state=INDEXED)
+        assert admin.claim_job("w1", self.LEASE, 3).id == later.id  # round robin, not a's queue first
+
+    def test_running_jobs_are_capped_per_tenant(self, admin) -> None:
+        for i in range(4):
+            admin.create_job(Scope("a", ("docs",)), doc_id=f"a{i}", source=str(i), kind="file", path="/p")
+        claims = [admin.claim_job(f"w{n}", self.LEASE, 3, max_running=2) for n in range(3)]
+        assert [j.tenant for j in claims[:2]] == ["a", "a"] and claims[2] is None
+        b = admin.create_job(Scope("b", ("docs",)), doc_id="b", source="b", kind="file", path="/p")
+        assert admin.claim_job("w3", self.LEASE, 3, max_running=2).id == b.id  # others are not held back
+        assert admin.claim_job("w4", self.LEASE, 3, max_running=2, max_running_for={"a": 3}).tenant == "a"
+        assert admin.claim_job("w5", self.LEASE, 3, max_running=2, max_running_for={"a": 3}) is None
+        assert admin.claim_job("w5", self.LEASE, 3, max_running=1, max_running_for={"a": None}).tenant == "a"
+        admin.update_job("a", claims[0].id, state=INDEXED)  # a finished job frees a place
+        assert admin.claim_job("w6", self.LEASE, 3, max_running=1, max_running_for={"a": 4}) is None  # none left
+
+    def test_cap_holds_when_claimers_race(self, admin, make_store) -> None:
+        for i in range(12):
+            admin.create_job(Scope("a", ("docs",)), doc_id=f"d{i}", source=str(i), kind="file", path="/p")
+        claimed: list[str] = []
+        lock = threading.Lock()
+        start = threading.Barrier(4)
+
+        def worker(n: int) -> None:
+            own = make_store()
+            try:
+                start.wait()
+                for _ in range(3):
+                    job = own.admin.claim_job(f"w{n}", 30.0, 3, max_running=3)
+                    if job is not None:
+                        with lock:
+                            claimed.append(job.id)
+            finally:
+                own.close()
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(claimed) == 3 == len(set(claimed))
 
     def test_export_import(self, admin, make_store) -> None:
         job = admin.create_job(Scope("a", ("docs",)), doc_id="d", source="s", kind="file", path="/p")

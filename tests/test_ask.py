@@ -95,7 +95,7 @@ def test_answer_through_an_openai_compatible_server(kb: Engine) -> None:
     assert answer.answer.endswith("[1].") and answer.citations[0].source == "photosynthesis.txt"
     assert answer.grounding.supported == 1
     prompt = server.requests[0].body["messages"][1]["content"]
-    assert "[1] photosynthesis.txt" in prompt and IN_CORPUS in prompt
+    assert '[1] <source n="1" label="photosynthesis.txt" tag="' in prompt and f"Question: {IN_CORPUS}" in prompt
 
 
 def test_provider_500_falls_back_to_extractive_and_says_why(kb: Engine) -> None:
@@ -143,8 +143,10 @@ def test_failure_mid_stream_restarts_with_the_fallback(kb: Engine) -> None:
 
 def test_generator_argument_overrides_settings_and_bad_names_are_clear(kb: Engine) -> None:
     assert kb.ask(IN_CORPUS, SCOPE, generator="extractive").generator == "extractive"
-    with pytest.raises(ConfigError, match="unknown generator 'nope'; choose one of: extractive, openai"):
+    with pytest.raises(ConfigError, match="unknown generator 'nope'; choose one of: extractive"):
         kb.ask(IN_CORPUS, SCOPE, generator="nope")
+    with pytest.raises(ConfigError, match="generator 'openai' is not allowed; choose one of: extractive"):
+        kb.ask(IN_CORPUS, SCOPE, generator="openai")  # a request picks only among the operator's allow-list
     with pytest.raises(ConfigError, match="question is empty"):
         kb.ask("   ", SCOPE)
 
@@ -203,7 +205,8 @@ def test_cli_ask_text_lists_the_sources(kb: Engine, monkeypatch) -> None:
 def test_cli_stream_json_prints_one_event_per_line(kb: Engine, monkeypatch) -> None:
     with FakeLLMServer("openai", default=Reply(chunks=2)) as server:
         result = cli(kb, monkeypatch, IN_CORPUS, "--stream", "--json", "--generator", "openai",
-                     RAGLINE_GENERATOR__BASE_URL=server.base_url, OPENAI_API_KEY="k")
+                     RAGLINE_GENERATOR__NAME="openai", RAGLINE_GENERATOR__BASE_URL=server.base_url,
+                     OPENAI_API_KEY="k")
     assert result.exit_code == 0, result.output
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert [e["type"] for e in events] == ["delta", "delta", "done"]
@@ -213,7 +216,8 @@ def test_cli_stream_json_prints_one_event_per_line(kb: Engine, monkeypatch) -> N
 def test_cli_reports_the_fallback(kb: Engine, monkeypatch) -> None:
     with FakeLLMServer("openai", default=Status(500)) as server:
         result = cli(kb, monkeypatch, IN_CORPUS, "--generator", "openai",
-                     RAGLINE_GENERATOR__BASE_URL=server.base_url, OPENAI_API_KEY="k")
+                     RAGLINE_GENERATOR__NAME="openai", RAGLINE_GENERATOR__BASE_URL=server.base_url,
+                     OPENAI_API_KEY="k")
     assert result.exit_code == 0
     assert "RuBisCO" in result.stdout
     assert "fallback" in result.stderr and "HTTP 500" in result.stderr

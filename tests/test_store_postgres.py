@@ -24,6 +24,7 @@ from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
 from ragline.store.postgres_filters import tsvector_literal
+from ragline.store.postgres_schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
 from .pg_server import (  # noqa: F401  (pg_url is a fixture)
@@ -331,7 +332,28 @@ def test_concurrent_first_starts_migrate_once(tmp_path, pg_url) -> None:  # noqa
         s.close()
     assert not errors, errors[0]
     with admin_connect(pg_url) as conn:
-        assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")] == [1, 2, 3]
+        assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations ORDER BY 1")] == \
+            [v for v, _ in MIGRATIONS]
+
+
+def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url) -> None:  # noqa: F811
+    """Migration 4 on a database written before it: keys keep working (no owner),
+    and existing documents are measured once, exactly as new writes are."""
+    s = open_store(_settings(tmp_path, pg_url))
+    collection(s, A)
+    put(s, A, "a.txt", ["één twee", "drie"])
+    _, secret = s.admin.create_api_key("acme")
+    expected = s.catalog.usage("acme")
+    s.close()
+    with admin_connect(pg_url) as conn:  # back to version 3, as a database of the previous release
+        conn.execute("ALTER TABLE documents DROP COLUMN bytes; ALTER TABLE api_keys DROP COLUMN owner; "
+                     "DROP INDEX jobs_running; DROP INDEX jobs_served; DELETE FROM schema_migrations WHERE version = 4")
+    s = open_store(_settings(tmp_path, pg_url))
+    try:
+        assert s.catalog.usage("acme") == expected and expected.bytes == len("één twee".encode()) + 4 + 2 * 4 * DIM
+        assert s.admin.verify_api_key(secret).owner is None
+    finally:
+        s.close()
 
 
 def test_a_newer_schema_is_refused(tmp_path, pg_url) -> None:  # noqa: F811

@@ -9,6 +9,7 @@ serves the API and the web page, printing the URL, the key and a curl example.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -56,23 +57,32 @@ Press Ctrl+C to stop.
 """
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
 def main() -> None:
     from .server import serve
 
+    # SIGTERM (a supervisor, or `make run` being stopped) unwinds like Ctrl+C, so the
+    # server, its job workers and the parser sandbox shut down rather than being left
+    # behind. While serving, uvicorn takes the signal over and raises it again once it
+    # has stopped, which lands here.
+    signal.signal(signal.SIGTERM, _stop)
     settings = Settings()
     engine = Engine(settings)
-    key = demo_key(engine)
-    print(f"loading the sample knowledge base into {settings.home} (tenant {TENANT!r}, collection "
-          f"{COLLECTION!r}) with {settings.embedder.name} …", file=sys.stderr, flush=True)
-    summary = engine.ingest([SAMPLE_DIR], Scope(TENANT, (COLLECTION,)))
-    print(f"sample: added {summary.added}, updated {summary.updated}, unchanged {summary.unchanged}, "
-          f"failed {len(summary.failed)}, {summary.chunks} chunks in {summary.seconds:.1f} s",
-          file=sys.stderr, flush=True)
     try:
+        key = demo_key(engine)
+        print(f"loading the sample knowledge base into {settings.home} (tenant {TENANT!r}, collection "
+              f"{COLLECTION!r}) with {settings.embedder.name} …", file=sys.stderr, flush=True)
+        summary = engine.ingest([SAMPLE_DIR], Scope(TENANT, (COLLECTION,)))
+        print(f"sample: added {summary.added}, updated {summary.updated}, unchanged {summary.unchanged}, "
+              f"failed {len(summary.failed)}, {summary.chunks} chunks in {summary.seconds:.1f} s",
+              file=sys.stderr, flush=True)
         serve(settings, engine=engine, on_started=lambda url: print(banner(url, key), flush=True))
     finally:
         engine.close()
 
 
-if __name__ == "__main__":  # the parser sandbox re-imports this module in its worker
+if __name__ == "__main__":
     main()

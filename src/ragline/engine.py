@@ -77,7 +77,8 @@ class Engine(EngineAdmin):
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
         chunker = make_chunker(chunking, token_length=getattr(self.embedder, "count_tokens", None))
         return Ingestor(self.store, self.embedder, chunker, self.sandbox, cache=self.embedding_cache,
-                        chunking_config=chunking.model_dump(), batch_chunks=max(64, self.settings.embedder.batch_size * 8))
+                        chunking_config=chunking.model_dump(), batch_chunks=max(64, self.settings.embedder.batch_size * 8),
+                        limits=self.settings.limits, data_dir=self.settings.home)
 
     # -- operations -----------------------------------------------------------
     def ingest(self, paths: Iterable[Path | str], scope: Scope, *, password: str | None = None,

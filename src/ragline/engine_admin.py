@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import NotFoundError
 from .models import Hit, Scope
-from .store.types import ApiKeyInfo, CollectionInfo, DocumentInfo, JobInfo
+from .store.types import ApiKeyInfo, CollectionInfo, DocumentInfo, JobInfo, TenantUsage
 
 if TYPE_CHECKING:
     from .settings import Settings
@@ -37,17 +37,25 @@ class EngineAdmin:
         self.store.catalog.ensure_tenant(tenant)
         return not existed
 
-    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
-        """A new key for an existing tenant (``NotFoundError`` otherwise): (record, secret)."""
+    def create_api_key(self, tenant: str, label: str | None = None,
+                       owner: str | None = None) -> tuple[ApiKeyInfo, str]:
+        """A new key for an existing tenant (``NotFoundError`` otherwise): (record, secret).
+        With ``owner``, every request made with the key acts as that user of the tenant."""
         if self.store.catalog.tenant_created(tenant) is None:
             raise NotFoundError(f"tenant {tenant!r} not found")
-        return self.store.admin.create_api_key(tenant, label)
+        return self.store.admin.create_api_key(tenant, label, owner or None)
 
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
-        return self.store.admin.verify_api_key(secret)
+        """The live key for ``secret``, or None. Never writes: ``last_used`` is recorded
+        in the background, so a busy, read-only or full store still authenticates."""
+        return self.store.verify_api_key(secret)
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
-        return self.store.admin.list_api_keys(tenant)
+        return self.store.list_api_keys(tenant)
+
+    def usage(self, tenant: str) -> TenantUsage:
+        """What the tenant stores (documents, chunks, bytes), for its quotas."""
+        return self.store.usage(tenant)
 
     def revoke_api_key(self, tenant: str, key_id: str) -> bool:
         return self.store.admin.revoke_api_key(tenant, key_id)
@@ -84,8 +92,12 @@ class EngineAdmin:
         return self.store.admin.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
 
     def claim_job(self, worker: str) -> JobInfo | None:
-        """The next job for ``worker``, leased for ``server.job_lease_s``."""
-        return self.store.admin.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES)
+        """The next job for ``worker``, leased for ``server.job_lease_s``: fair across
+        tenants, and within each tenant's ``quotas.concurrent_jobs``."""
+        quotas = self.settings.quotas
+        overrides = {tenant: quotas.for_tenant(tenant).concurrent_jobs for tenant in quotas.tenants}
+        return self.store.admin.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES,
+                                          max_running=quotas.concurrent_jobs, max_running_for=overrides)
 
     def renew_lease(self, job: JobInfo, worker: str) -> bool:
         return self.store.admin.renew_lease(job.tenant, job.id, worker, self.settings.server.job_lease_s)

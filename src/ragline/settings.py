@@ -69,6 +69,16 @@ class LimitSettings(BaseModel):
     max_file_mb: float = Field(default=100.0, gt=0)
     parse_timeout_s: float = Field(default=120.0, gt=0)
     parse_memory_mb: int = Field(default=4096, ge=256)
+    # What one file may expand to (upload bytes say little: a 477 KB .docx held 200,000
+    # chunks). The 31 real PDFs in shared/testdata need at most 142,392 characters and
+    # 217 chunks; SciFact's corpus.jsonl, one file, 7.26 M characters and 10,459 chunks.
+    max_extracted_chars: int = Field(default=25_000_000, ge=1000)
+    max_chunks_per_file: int = Field(default=50_000, ge=1)
+    # Document metadata is copied into every hit: bounded at ingest, the rest dropped with a warning.
+    max_metadata_keys: int = Field(default=64, ge=1)
+    max_metadata_key_chars: int = Field(default=128, ge=1)
+    max_metadata_value_chars: int = Field(default=2048, ge=16)  # one value as JSON
+    max_metadata_chars: int = Field(default=8192, ge=64)  # all of a document's metadata as JSON
 
 
 class GeneratorSettings(BaseModel):
@@ -85,6 +95,21 @@ class GeneratorSettings(BaseModel):
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)  # first wait (s); doubles per retry, with jitter
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)  # cap on one wait, Retry-After included
     max_output_tokens: int = Field(default=512, ge=16, le=8192)
+    # Generators a request may name (RAGLINE_GENERATOR__ALLOWED="extractive,openai"); None:
+    # ``name`` and extractive. base_url, api_key and model belong to ``name`` alone: any other
+    # allowed provider gets its own default URL and its own key variable, never these.
+    allowed: Annotated[tuple[str, ...] | None, NoDecode] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _allowed_from_string(cls, value: object) -> object:
+        # A comma-separated string or a JSON list (environment, TOML) as well as a list.
+        raw = value.get("allowed") if isinstance(value, dict) else None
+        if isinstance(raw, str):
+            items = json.loads(raw) if raw.lstrip().startswith("[") else raw.split(",")
+            names = (str(n).strip().lower() for n in items)
+            value = {**value, "allowed": tuple(n for n in names if n)}  # type: ignore[dict-item]
+        return value
 
 
 class AnswerSettings(BaseModel):
@@ -108,6 +133,8 @@ class ServerSettings(BaseModel):
     job_lease_s: float = Field(default=30.0, ge=1.0, le=3600.0)  # a dead worker's job is taken again after this
     max_file_mb: float = Field(default=50.0, gt=0)
     max_request_mb: float = Field(default=200.0, gt=0)
+    # On SIGTERM, requests in flight get this long to finish before they are cancelled.
+    shutdown_timeout_s: int = Field(default=5, ge=0, le=600)
 
 
 class StoreSettings(BaseModel):
@@ -142,6 +169,39 @@ class StoreSettings(BaseModel):
         return value
 
 
+class TenantQuota(BaseModel):
+    """One tenant's limits; None is unlimited."""
+
+    documents: int | None = Field(default=None, ge=0)
+    chunks: int | None = Field(default=None, ge=0)
+    stored_mb: float | None = Field(default=None, ge=0)  # chunk text + vectors, as the catalog stores them
+    requests_per_minute: int | None = Field(default=None, ge=1)  # per server process (each replica counts its own)
+    concurrent_jobs: int | None = Field(default=None, ge=1)  # running ingestion jobs, capped when workers claim
+
+
+class QuotaSettings(TenantQuota):
+    """Per-tenant quotas (docs/scaling.md): generous defaults for every tenant, and
+    overrides per tenant, e.g. ``RAGLINE_QUOTAS__TENANTS='{"acme": {"requests_per_minute": 600}}'``.
+    An override replaces only the fields it names (``null`` lifts one for that tenant).
+    ``concurrent_jobs`` defaults to unlimited: fair claiming already shares workers
+    between tenants, and a cap would leave workers idle when one tenant is alone."""
+
+    documents: int | None = Field(default=1_000_000, ge=0)
+    chunks: int | None = Field(default=10_000_000, ge=0)
+    stored_mb: float | None = Field(default=20_480.0, ge=0)
+    requests_per_minute: int | None = Field(default=6_000, ge=1)
+    concurrent_jobs: int | None = Field(default=None, ge=1)
+    tenants: dict[str, TenantQuota] = Field(default_factory=dict)
+
+    def for_tenant(self, tenant: str) -> TenantQuota:
+        """The tenant's limits: the defaults with its override's named fields on top."""
+        limits = {name: getattr(self, name) for name in TenantQuota.model_fields}
+        override = self.tenants.get(tenant)
+        if override is not None:
+            limits.update({name: getattr(override, name) for name in override.model_fields_set})
+        return TenantQuota(**limits)
+
+
 class Settings(BaseSettings):
     """All of ragline's configuration."""
 
@@ -160,6 +220,7 @@ class Settings(BaseSettings):
     generator: GeneratorSettings = GeneratorSettings()
     answer: AnswerSettings = AnswerSettings()
     server: ServerSettings = ServerSettings()
+    quotas: QuotaSettings = QuotaSettings()
 
     @classmethod
     def settings_customise_sources(

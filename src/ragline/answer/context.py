@@ -9,12 +9,14 @@ generator; the numbers are the ones cited in the answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
 
 from ..models import Hit, content_hash
+from .sanitize import inline
 from .tokens import TokenCounter, default_counter
 
 DropReason = Literal["budget", "threshold", "duplicate"]
@@ -22,6 +24,12 @@ DropReason = Literal["budget", "threshold", "duplicate"]
 OVERLAP_DUPLICATE = 0.5
 # A first source longer than the whole budget is cut rather than leaving the context empty.
 MIN_TRUNCATED_TOKENS = 32
+# The prompt wraps each source in delimiter lines with a random tag (prompt.py). The
+# budget counts them so that it bounds what the model is sent: 38–54 wordpiece tokens
+# per source over 500 random tags, so the upper end.
+FRAMING_TOKENS = 54
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 NeighbourFetcher = Callable[[Hit], Sequence[Hit]]
 """Given a hit, the other chunks of its document (any order), with ``position``,
@@ -61,20 +69,22 @@ class Source:
         return self.hit.section
 
     def label(self) -> str:
-        """``Title — corpus.jsonl#12, p. 3, § Methods``: what the generator sees."""
-        where = PurePath(self.hit.source.split("://", 1)[-1]).name or self.hit.source
-        parts = [where]
+        """``Title — corpus.jsonl#12, p. 3, § Methods``: what the generator sees. One
+        inert line (``sanitize.inline``): titles, sources and record ids are uploaded data."""
+        parts = [_place(self.hit.source)]
         if self.page is not None:
             parts.append(f"p. {self.page}")
         if self.section:
             parts.append(f"§ {self.section}")
         place = ", ".join(parts)
-        return f"{self.title} — {place}" if self.title else place
+        return inline(f"{self.title} — {place}" if self.title else place)
 
     def to_dict(self, *, text: bool = False) -> dict[str, Any]:
+        # Sources, titles and sections are echoed to UIs and chat clients: inert there.
         data: dict[str, Any] = {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
-                                "source": self.hit.source, "title": self.title, "page": self.page,
-                                "section": self.section, "score": round(float(self.hit.score), 6),
+                                "source": inline(self.hit.source), "title": inline(self.title) or None,
+                                "page": self.page, "section": inline(self.section) or None,
+                                "score": round(float(self.hit.score), 6),
                                 "relevance": None if self.relevance is None else round(self.relevance, 4),
                                 "tokens": self.tokens, "truncated": self.truncated}
         if text:
@@ -90,7 +100,7 @@ class DroppedHit:
     relevance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"chunk_id": self.hit.chunk_id, "doc_id": self.hit.doc_id, "source": self.hit.source,
+        return {"chunk_id": self.hit.chunk_id, "doc_id": self.hit.doc_id, "source": inline(self.hit.source),
                 "score": round(float(self.hit.score), 6),
                 "relevance": None if self.relevance is None else round(self.relevance, 4),
                 "reason": self.reason, "detail": self.detail}
@@ -183,7 +193,7 @@ class ContextBuilder:
 
     def _cost(self, n: int, hit: Hit, text: str) -> int:
         probe = Source(n=n, hit=hit, text=text, tokens=0)
-        return self.counter.count(self.render(probe)) + 2  # the blank line between sources
+        return self.counter.count(self.render(probe)) + FRAMING_TOKENS + 2  # + the blank line between sources
 
     def _fit(self, hit: Hit, n: int, rel: float | None, room: int, fetch: NeighbourFetcher | None,
              first: bool) -> Source | None:
@@ -233,6 +243,13 @@ class ContextBuilder:
             if shorter > 0 and shared / shorter >= OVERLAP_DUPLICATE:
                 return n
         return None
+
+
+def _place(source: str) -> str:
+    """The file name of a source, keeping a record id: ``/data/corpus.jsonl#12`` →
+    ``corpus.jsonl#12``, ``https://host/docs/page`` → ``page`` (an id may hold slashes)."""
+    path, mark, record = _SCHEME.sub("", source).partition("#")
+    return (PurePath(path).name or path) + mark + record or source
 
 
 def _span(hit: Hit) -> tuple[int, int] | None:

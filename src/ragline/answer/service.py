@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..embed import check_vectors
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError, GeneratorError
 from ..models import Hit, Scope
@@ -27,7 +28,7 @@ from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
 from .context import ContextBuilder, RAGContext
-from .generators import GenerationRequest, Generator, make_generator
+from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
 from .prompt import build_prompt, is_no_answer
@@ -63,13 +64,16 @@ class _Memo:
         self._vectors: dict[str, np.ndarray] = {}
 
     def embed_query(self, text: str) -> np.ndarray:
-        self.query_vector = np.asarray(self.inner.embed_query(text), dtype=np.float32)
-        return self.query_vector
+        # Checked like every vector here: a NaN would silently corrupt relevance and grounding.
+        vector = check_vectors([self.inner.embed_query(text)], 1, self.dimension, self.model_id)[0]
+        self.query_vector = vector
+        return vector
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         todo = list(dict.fromkeys(t for t in texts if t not in self._vectors))
         if todo:
-            self._vectors.update(zip(todo, np.asarray(self.inner.embed_documents(todo), dtype=np.float32)))
+            vectors = check_vectors(self.inner.embed_documents(todo), len(todo), self.dimension, self.model_id)
+            self._vectors.update(zip(todo, vectors))
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack([self._vectors[t] for t in texts])
@@ -126,10 +130,18 @@ class Answerer:
         return holder
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
-        """The named generator (cached; built from settings and provider env vars)."""
+        """The named generator (cached; built from settings and provider env vars).
+
+        A name may come from a tenant's request, so it must be one the operator
+        allowed (``allowed_generators``); anything else is a ``ConfigError`` naming
+        the allowed ones. A ``Generator`` object is the library caller's own choice."""
         if generator is not None and not isinstance(generator, str):
             return generator
+        allowed = allowed_generators(self.settings.generator)
         name = (generator or self.settings.generator.name).strip().lower()
+        if name not in allowed:
+            problem = f"generator {name!r} is not allowed" if name in GENERATORS else f"unknown generator {name!r}"
+            raise ConfigError(f"{problem}; choose one of: {', '.join(allowed)}")
         if name not in self._generators:
             self._generators[name] = make_generator(self.settings.generator, name=name, embedder=self.embedder)
         return self._generators[name]
@@ -142,16 +154,21 @@ class Answerer:
     def relevance(self, scope: Scope, hits: list[Hit], query_vector: np.ndarray | None,
                   memo: Embedder | None = None) -> dict[str, float]:
         """cosine(question, chunk) per hit, from the stored vectors (embedded only if
-        missing). Empty when there is no query vector (keyword-only search)."""
+        missing). Empty when there is no query vector (keyword-only search); hits the
+        embedder fails on have none (they are then kept, not judged)."""
         if query_vector is None or not hits:
             return {}
         stored = self.store.vectors(scope, [h.chunk_id for h in hits])
         missing = [h for h in hits if h.chunk_id not in stored]
         if missing:
-            vectors = (memo or self.embedder).embed_documents([h.text for h in missing])
-            stored.update((h.chunk_id, v) for h, v in zip(missing, vectors))
+            try:
+                vectors = (memo or self.embedder).embed_documents([h.text for h in missing])
+            except EmbedderError as exc:  # the embedder broke after the query: answer without these
+                log.warning("relevance of %d hits unknown: %s", len(missing), exc)
+            else:
+                stored.update((h.chunk_id, v) for h, v in zip(missing, vectors))
         q = np.asarray(query_vector, dtype=np.float32)
-        return {h.chunk_id: float(np.dot(stored[h.chunk_id], q)) for h in hits}
+        return {h.chunk_id: float(np.dot(stored[h.chunk_id], q)) for h in hits if h.chunk_id in stored}
 
     # -- the pipeline ---------------------------------------------------------------
     def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,

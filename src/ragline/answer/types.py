@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import RAGContext
+from .sanitize import inline
 
 SentenceStatus = Literal["supported", "unsupported", "wrong_citation", "uncited"]
 
@@ -30,7 +31,9 @@ class Citation:
     score: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": self.source,
+        # ``source`` is uploaded data (a record id may hold markdown or "SYSTEM:"); the
+        # chat endpoint and the CLI print it under the answer, so it goes out inert.
+        return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": inline(self.source),
                 "page": self.page, "score": round(float(self.score), 6)}
 
 

@@ -54,8 +54,9 @@ def ask(
     as_json: AsJson = False,
 ) -> None:
     """Answer a question from your documents, citing sources as [n]."""
-    with _engine() as engine:
-        events = engine.ask_stream(question, _scope(tenant, collection, owner), generator=generator, mode=mode)
+    where = _scope(tenant, collection, owner)  # checked before anything is opened
+    with _engine(generator) as engine:
+        events = engine.ask_stream(question, where, mode=mode)
         if stream:
             for event in events:
                 if as_json:

@@ -4,6 +4,7 @@ errors become messages and exit codes (2 bad input, 3 not found, 1 other)."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,7 @@ from ..engine import Engine
 from ..errors import ConfigError, NotFoundError, RaglineError
 from ..models import Scope
 from ..settings import Settings
+from ..store.types import NAME_PATTERN
 
 app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -53,9 +55,14 @@ def errors_to_exit() -> Iterator[None]:
 
 
 @contextmanager
-def engine_from_env() -> Iterator[Engine]:
-    """An Engine built from the environment's settings, closed afterwards."""
-    engine = Engine(load_settings())
+def engine_from_env(generator: str | None = None) -> Iterator[Engine]:
+    """An Engine built from the environment's settings, closed afterwards. ``generator``
+    overrides ``settings.generator.name``: the CLI user is the operator, so a provider
+    named here is configured, not requested (the allow-list binds API tenants)."""
+    settings = load_settings()
+    if generator is not None:
+        settings = settings.model_copy(update={"generator": settings.generator.model_copy(update={"name": generator})})
+    engine = Engine(settings)
     try:
         with errors_to_exit():
             yield engine
@@ -64,7 +71,19 @@ def engine_from_env() -> Iterator[Engine]:
 
 
 def scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope:
-    return Scope(tenant, tuple(collection or ["default"]), owner)
+    """The scope the options name; exits 2 on a tenant or collection name the API could
+    not address (it would make data only the CLI can reach, and odd paths on disk)."""
+    collections = tuple(collection or ["default"])
+    for kind, name in [("tenant", tenant), *(("collection", c) for c in collections)]:
+        if not re.fullmatch(NAME_PATTERN, name):
+            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use 1–64 of A–Z a–z 0–9 . _ -, "
+                      "starting with a letter or digit", highlight=False)
+            raise typer.Exit(2)
+    if owner is not None and not re.fullmatch(r"[^\x00-\x1f\x7f]{1,128}", owner):
+        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use 1–128 characters, no control characters",
+                  highlight=False)
+        raise typer.Exit(2)
+    return Scope(tenant, collections, owner)
 
 
 def print_json(data: Any) -> None:

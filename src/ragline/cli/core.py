@@ -65,8 +65,8 @@ def ingest(
     as_json: AsJson = False,
 ) -> None:
     """Load, chunk, embed and store files (unchanged files do no work)."""
-    _run_ingest(lambda engine, progress: engine.ingest(paths, _scope(tenant, collection, owner), password=password,
-                                                       progress=progress), as_json)
+    where = _scope(tenant, collection, owner)  # checked before anything is opened
+    _run_ingest(lambda engine, progress: engine.ingest(paths, where, password=password, progress=progress), as_json)
 
 
 @app.command()
@@ -79,8 +79,8 @@ def sync(
     as_json: AsJson = False,
 ) -> None:
     """Ingest a directory and delete documents whose files are gone."""
-    _run_ingest(lambda engine, progress: engine.sync(directory, _scope(tenant, collection, owner), password=password,
-                                                     progress=progress), as_json)
+    where = _scope(tenant, collection, owner)
+    _run_ingest(lambda engine, progress: engine.sync(directory, where, password=password, progress=progress), as_json)
 
 
 @app.command()
@@ -90,7 +90,7 @@ def search(
     collection: Collection = None,
     owner: Owner = None,
     mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
-    k: Annotated[int | None, typer.Option("-k", help="Number of results.")] = None,
+    k: Annotated[int | None, typer.Option("-k", min=1, max=1000, help="Number of results (1–1000).")] = None,
     threshold: Annotated[float | None, typer.Option(help="Drop results scoring below this.")] = None,
     where: Annotated[str | None, typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
     as_json: AsJson = False,
@@ -101,9 +101,9 @@ def search(
     except json.JSONDecodeError as exc:
         err.print(f"[red]error:[/red] --filter is not valid JSON: {exc}")
         raise typer.Exit(2) from exc
+    where_scope = _scope(tenant, collection, owner)
     with _engine() as engine:
-        result = engine.search(query, _scope(tenant, collection, owner), mode=mode, k=k, threshold=threshold,
-                               filters=filters)
+        result = engine.search(query, where_scope, mode=mode, k=k, threshold=threshold, filters=filters)
     if result.degraded:
         err.print(f"[yellow]note:[/yellow] {result.degraded}")
     if as_json:

@@ -85,14 +85,23 @@ def tenant_create(name: Annotated[str, typer.Argument(help="Tenant name (A–Z a
 def key_create(
     tenant: Annotated[str, typer.Option("--tenant", "-t", help="The tenant the key belongs to.")],
     label: Annotated[str | None, typer.Option(help="A note to tell keys apart.")] = None,
+    owner: Annotated[str | None, typer.Option("--owner", "-u", help=(
+        "Bind the key to this user of the tenant: every request made with it acts as this owner "
+        "(shared documents plus the user's own); naming another owner is refused."))] = None,
 ) -> None:
     """Create an API key for a tenant and print it (shown only once) alone on stdout."""
+    from ..server.schemas import OWNER_PATTERN
+
+    if owner is not None and not re.match(OWNER_PATTERN, owner):
+        err.print(f"[red]error:[/red] invalid owner {owner!r}: 1–128 characters, no control characters")
+        raise typer.Exit(2)
     with _engine() as engine:
         if engine.tenant_created(tenant) is None:
             err.print(f"[red]not found:[/red] tenant {tenant!r} (create it with: ragline tenant create {tenant})")
             raise typer.Exit(3)
-        info, secret = engine.create_api_key(tenant, label)
-    err.print(f"key {info.id} created for tenant {tenant}; it is not shown again")
+        info, secret = engine.create_api_key(tenant, label, owner)
+    bound = f", bound to owner {owner}" if owner else ""
+    err.print(f"key {info.id} created for tenant {tenant}{bound}; it is not shown again")
     print(secret)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ConfigError
+import numpy as np
+
+from ..errors import ConfigError, EmbedderError
 from ..settings import EmbedderSettings
 from .base import Embedder, EmbeddingCache
 
@@ -24,4 +26,23 @@ def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> 
     raise ConfigError(f"unknown embedder {settings.name!r}; choose one of: {', '.join(EMBEDDERS)}")
 
 
-__all__ = ["EMBEDDERS", "Embedder", "EmbeddingCache", "make_embedder"]
+def check_vectors(vectors: object, count: int, dimension: int, model_id: str) -> np.ndarray:
+    """``vectors`` as a float32 ``(count, dimension)`` array, or ``EmbedderError``
+    saying what is wrong: another shape (a model or library mix-up) or any NaN or
+    infinite value (a numeric fault). Such vectors must never reach a store or cache,
+    where they would poison every later search."""
+    try:
+        array = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise EmbedderError(f"{model_id}: output is not a numeric array: {exc}") from exc
+    if array.ndim != 2 or array.shape[1] != dimension:
+        raise EmbedderError(f"{model_id}: output has shape {array.shape}, expected dimension {dimension}")
+    if array.shape[0] != count:
+        raise EmbedderError(f"{model_id}: {array.shape[0]} vectors for {count} texts")
+    bad = ~np.isfinite(array).all(axis=1)
+    if bad.any():
+        raise EmbedderError(f"{model_id}: NaN or infinite values in {int(bad.sum())} of {count} vectors")
+    return array
+
+
+__all__ = ["EMBEDDERS", "Embedder", "EmbeddingCache", "check_vectors", "make_embedder"]

@@ -6,6 +6,11 @@ encoder graph directly from ORT's fused contrib ops (EmbedLayerNormalization,
 Attention, SkipLayerNormalization, BiasGelu), and reproduce sentence-
 transformers' pipeline on top: truncate to 256 tokens, mean-pool over the
 attention mask, L2-normalise.
+
+Failures are ``EmbedderError`` with the reason, at this boundary: ONNX Runtime's
+own exceptions (``Fail``, ``InvalidArgument``, … plain ``Exception`` subclasses),
+the tokenizer's, and output that is not ``(n, 384)`` finite numbers. Callers
+degrade on it: search to keyword only, ingestion fails the batch.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ragline.embed import check_vectors
 from ragline.errors import ConfigError, EmbedderError
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -196,7 +202,12 @@ class MiniLMEmbedder:
             return self._tokenizer
         with self._lock:
             if self._tokenizer is None:
-                tokenizer = load_tokenizer(self._model_dir)
+                try:
+                    tokenizer = load_tokenizer(self._model_dir)
+                except EmbedderError:
+                    raise
+                except Exception as exc:  # a corrupt tokenizer.json, a tokenizers version mismatch
+                    raise EmbedderError(f"failed to load the {MODEL_ID} tokenizer: {_reason(exc)}") from exc
                 self._sep_id = tokenizer.token_to_id("[SEP]")
                 self._tokenizer = tokenizer
             return self._tokenizer
@@ -259,14 +270,19 @@ class MiniLMEmbedder:
     # -- public API ------------------------------------------------------
     def count_tokens(self, text: str) -> int:
         """Number of wordpiece tokens in ``text`` (no special tokens, no truncation)."""
-        return len(self._get_tokenizer().encode(text, add_special_tokens=False).ids)
+        tokenizer = self._get_tokenizer()
+        try:
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+        except Exception as exc:
+            raise EmbedderError(f"{MODEL_ID}: tokenizer failed: {_reason(exc)}") from exc
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one text; shape ``(dimension,)``."""
         return self.embed_documents([text])[0]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed texts; shape ``(len(texts), dimension)`` float32, caller's order."""
+        """Embed texts; shape ``(len(texts), dimension)`` float32, caller's order.
+        Raises ``EmbedderError`` (with the reason) when the model cannot."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
@@ -276,7 +292,11 @@ class MiniLMEmbedder:
         # inputs, and most of the padding saving of a global sort.
         for lo in range(0, len(texts), _SORT_WINDOW):
             window = texts[lo : lo + _SORT_WINDOW]
-            ids = [self._truncate(e.ids) for e in tokenizer.encode_batch(window)]
+            try:
+                encodings = tokenizer.encode_batch(window)
+            except Exception as exc:  # tokenizers raises plain Exception (and TypeError for non-str)
+                raise EmbedderError(f"{MODEL_ID}: tokenizer failed: {_reason(exc)}") from exc
+            ids = [self._truncate(e.ids) for e in encodings]
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
             for start in range(0, len(order), self.batch_size):
                 batch = order[start : start + self.batch_size]
@@ -295,8 +315,24 @@ class MiniLMEmbedder:
         for row, x in enumerate(ids):
             input_ids[row, : len(x)] = x
             mask[row, : len(x)] = 1
-        (hidden,) = session.run(None, {"input_ids": input_ids, "attention_mask": mask})
+        try:
+            (hidden,) = session.run(None, {"input_ids": input_ids, "attention_mask": mask})
+        except Exception as exc:  # onnxruntime's Fail, InvalidArgument, RuntimeException, …, MemoryError
+            raise EmbedderError(f"{MODEL_ID}: ONNX Runtime failed on a batch of {len(ids)} texts: "
+                                f"{_reason(exc)}") from exc
+        hidden = np.asarray(hidden, dtype=np.float32)
+        if hidden.shape != (len(ids), seq, self.dimension):
+            raise EmbedderError(f"{MODEL_ID}: model output has shape {hidden.shape}, "
+                                f"expected {(len(ids), seq, self.dimension)} (wrong dimension)")
         # sentence-transformers: masked mean (count clamped at 1e-9), then F.normalize (eps 1e-12)
         m = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf are reported just below
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            vectors = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        return check_vectors(vectors, len(ids), self.dimension, MODEL_ID)
+
+
+def _reason(exc: BaseException) -> str:
+    """``Fail: [ONNXRuntimeError] …``: the exception's type and message, cut to a readable length."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:500]}" if text else type(exc).__name__

@@ -37,7 +37,7 @@ class BeirDataset:
 def _lines(path: Path, what: str) -> list[tuple[int, str]]:
     """(line number, line) for the non-blank lines of a UTF-8 text file."""
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): U+2028 and U+0085 occur inside JSON strings
     except OSError as exc:
         raise NotFoundError(f"cannot read {what} file {path}: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,15 @@ from ..embed.base import Embedder, EmbeddingCache
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, document_id, index_text, stable_id
 from ..retrieve.analyzer import ANALYZER_VERSION, analyze
+from ..settings import LimitSettings
 from ..store import Store
 from ..store.types import ChunkRecord, DocumentRecord
 from .chunkers import Chunker
-from .loaders import supported_extensions
+from .discover import Discovery, discover, nfc
+from .limits import bound_metadata, too_many_chunks, too_much_text
 from .sandbox import ParserSandbox
+
+__all__ = ["Discovery", "IngestSummary", "Ingestor", "Progress", "discover"]
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done_files, total_files, current_path)."""
@@ -51,31 +55,6 @@ class IngestSummary:
                 "embedded": self.embedded, "seconds": round(self.seconds, 3)}
 
 
-def discover(paths: Iterable[Path]) -> tuple[list[tuple[Path, str]], list[dict[str, str]]]:
-    """Expand paths into (file, source) pairs. A directory contributes the supported
-    files under it (hidden ones skipped) with sources relative to its parent;
-    a file named explicitly is always attempted."""
-    found: list[tuple[Path, str]] = []
-    missing: list[dict[str, str]] = []
-    extensions = set(supported_extensions())
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            root = path.resolve()
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                for name in sorted(filenames):
-                    file = Path(dirpath) / name
-                    if name.startswith(".") or file.suffix.lower() not in extensions:
-                        continue
-                    found.append((file, file.relative_to(root.parent).as_posix()))
-        elif path.is_file():
-            found.append((path.resolve(), path.name))
-        else:
-            missing.append({"path": str(raw), "error": "no such file or directory"})
-    return found, missing
-
-
 @dataclass
 class _Pending:
     record: DocumentRecord
@@ -89,7 +68,8 @@ class Ingestor:
 
     def __init__(self, store: Store, embedder: Embedder, chunker: Chunker, sandbox: ParserSandbox,
                  cache: EmbeddingCache | None = None, chunking_config: dict[str, Any] | None = None,
-                 batch_chunks: int = 256) -> None:
+                 batch_chunks: int = 256, *, limits: LimitSettings | None = None,
+                 data_dir: Path | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.chunker = chunker
@@ -100,14 +80,22 @@ class Ingestor:
         self.config_hash = content_hash(json.dumps({"chunking": chunking_config or {}, "analyzer": ANALYZER_VERSION},
                                                    sort_keys=True))
         self.batch_chunks = batch_chunks
+        self.limits = limits or getattr(sandbox, "limits", None) or LimitSettings()
+        # Folder walks skip ragline's data directory (kept uploads of every tenant). The
+        # embedding cache lives there, so it names the directory when no one else does.
+        self.data_dir = data_dir or (cache.path.parent if cache is not None and hasattr(cache, "path") else None)
 
     # -- public ------------------------------------------------------------
     def ingest(self, paths: Iterable[Path], scope: Scope, *, password: str | None = None,
                progress: Progress | None = None, purge_missing: bool = False) -> IngestSummary:
+        """Ingest files and folders (see ``discover`` for what a folder contributes)."""
         started = time.perf_counter()
+        paths = list(paths)
         summary = IngestSummary()
-        files, missing = discover(paths)
-        summary.failed.extend(missing)
+        found = discover(paths, self.data_dir)
+        files = found.files
+        summary.failed.extend(found.failed)
+        summary.warnings.extend(found.warnings)
         seen: set[str] = set()
         failed_origins: set[str] = set()
         pending: list[_Pending] = []
@@ -120,15 +108,20 @@ class Ingestor:
                 summary.failed.append({"path": str(file), "error": exc.reason})
                 failed_origins.add(str(file))
                 continue
+            documents: list[Document] = []
             for item in results:
                 if isinstance(item, LoaderError):
                     summary.failed.append({"path": item.path, "error": item.reason})
                     failed_origins.add(str(file))
-                    continue
-                entry = self._prepare(item, str(file), scope, summary)
-                seen.add(document_id(scope, item.source))
-                if entry is not None:
-                    pending.append(entry)
+                else:
+                    documents.append(item)
+            entries = self._prepare_file(documents, str(file), source, scope, summary)
+            if entries is None:
+                failed_origins.add(str(file))  # sync keeps what an earlier run stored
+                continue
+            seen.update(document_id(scope, d.source) for d in documents)
+            for entry in entries:
+                pending.append(entry)
                 if sum(len(p.chunks) for p in pending) >= self.batch_chunks:
                     self._flush(pending, scope, summary)
         self._flush(pending, scope, summary)
@@ -140,17 +133,60 @@ class Ingestor:
         return summary
 
     def add_documents(self, documents: list[Document], scope: Scope, origin: str | None = None) -> IngestSummary:
-        """Ingest already-loaded documents (API text uploads, records)."""
+        """Ingest already-loaded documents (API text uploads, records). With an
+        ``origin`` they are one file's documents, and the per-file limits apply to
+        them together; without, to each document alone."""
         started = time.perf_counter()
         summary = IngestSummary()
-        pending = [p for p in (self._prepare(d, origin, scope, summary) for d in documents) if p is not None]
+        groups = [documents] if origin is not None else [[d] for d in documents]
+        pending: list[_Pending] = []
+        for group in groups:
+            if group:
+                pending.extend(self._prepare_file(group, origin, _file_name(origin, group), scope, summary) or [])
         self._flush(pending, scope, summary)
         summary.seconds = time.perf_counter() - started
         return summary
 
     # -- stages ------------------------------------------------------------
+    def _prepare_file(self, documents: Sequence[Document], origin: str | None, name: str, scope: Scope,
+                      summary: IngestSummary) -> list[_Pending] | None:
+        """Prepare one file's documents, or None when the file is over a per-file limit:
+        then it is reported failed, and nothing of it is stored."""
+        limits = self.limits
+        chars = sum(len(d.text) for d in documents)
+        if chars > limits.max_extracted_chars:
+            self._refuse(summary, origin or name, too_much_text(name, chars, limits.max_extracted_chars))
+            return None
+        local = IngestSummary()  # counted into the run's summary only if the file is accepted
+        entries: list[_Pending] = []
+        chunks = 0
+        for document in documents:
+            entry = self._prepare(document, origin, scope, local)
+            if entry is None:
+                continue
+            chunks += len(entry.chunks)
+            if chunks > limits.max_chunks_per_file:
+                self._refuse(summary, origin or name, too_many_chunks(name, chunks, limits.max_chunks_per_file))
+                return None
+            entries.append(entry)
+        summary.unchanged += local.unchanged
+        summary.failed.extend(local.failed)
+        summary.warnings.extend(local.warnings)
+        return entries
+
+    @staticmethod
+    def _refuse(summary: IngestSummary, path: str, error: LoaderError) -> None:
+        summary.failed.append({"path": path, "error": error.reason})
+
     def _prepare(self, document: Document, origin: str | None, scope: Scope,
                  summary: IngestSummary) -> _Pending | None:
+        document.source = nfc(document.source)  # one document whatever the spelling (API uploads too)
+        limits = self.limits
+        document.metadata, dropped = bound_metadata(
+            document.metadata, max_keys=limits.max_metadata_keys, max_key_chars=limits.max_metadata_key_chars,
+            max_value_chars=limits.max_metadata_value_chars, max_total_chars=limits.max_metadata_chars)
+        if dropped:
+            summary.warnings.append({"path": document.source, "warning": dropped})
         doc_id = document_id(scope, document.source)
         doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str))
         existing = self.store.get_document(scope, doc_id)
@@ -186,7 +222,7 @@ class Ingestor:
         if not pending:
             return
         try:
-            self._fill_vectors(pending, summary)
+            self._fill_vectors(pending, summary, scope.tenant)
         except EmbedderError as exc:
             # The batch's documents fail; nothing of them is written; the run goes on.
             summary.failed.extend({"path": p.record.origin or p.record.source, "error": f"embedding failed: {exc}"}
@@ -203,8 +239,10 @@ class Ingestor:
                 summary.updated += 1
         pending.clear()
 
-    def _fill_vectors(self, pending: list[_Pending], summary: IngestSummary) -> None:
-        """Vectors for chunks that have none: from the cache, else embedded in one batch."""
+    def _fill_vectors(self, pending: list[_Pending], summary: IngestSummary, tenant: str) -> None:
+        """Vectors for chunks that have none: from the tenant's cache, else embedded
+        batch by batch, each batch cached as soon as it is done, so a run that
+        crashes midway re-embeds only what it had not finished."""
         wanted: dict[str, str] = {}
         for entry in pending:
             for chunk, vector in zip(entry.chunks, entry.vectors):
@@ -213,14 +251,16 @@ class Ingestor:
         if not wanted:
             return
         model = self.embedder.model_id
-        known = self.cache.get_many(model, list(wanted)) if self.cache else {}
-        todo = [h for h in wanted if h not in known]
-        if todo:
-            fresh = self.embedder.embed_documents([wanted[h] for h in todo])
-            summary.embedded += len(todo)
-            computed = dict(zip(todo, fresh))
+        known = self.cache.get_many(model, list(wanted), tenant=tenant) if self.cache else {}
+        # Sorted by length, like the embedder's own batches: similar lengths, little padding.
+        todo = sorted((h for h in wanted if h not in known), key=lambda h: len(wanted[h]))
+        step = max(1, int(getattr(self.embedder, "batch_size", 0) or 32))
+        for start in range(0, len(todo), step):
+            part = todo[start:start + step]
+            computed = dict(zip(part, self.embedder.embed_documents([wanted[h] for h in part])))
+            summary.embedded += len(part)
             if self.cache:
-                self.cache.put_many(model, computed)
+                self.cache.put_many(model, computed, tenant=tenant)
             known.update(computed)
         for entry in pending:
             entry.vectors = [v if v is not None else known[c.content_hash] for c, v in zip(entry.chunks, entry.vectors)]
@@ -235,3 +275,10 @@ class Ingestor:
                     continue
                 stale.append(doc.id)
         return self.store.delete_documents(Scope(scope.tenant, (scope.collection,), scope.owner), stale)
+
+
+def _file_name(origin: str | None, documents: Sequence[Document]) -> str:
+    """How a limit error names the file: the source it was uploaded as."""
+    if len(documents) == 1 or origin is None:
+        return documents[0].source
+    return documents[0].source.split("#", 1)[0]

@@ -1,107 +1,217 @@
 """Parse files in a child process with a time limit and a memory cap, so a hostile
-file can neither hang nor exhaust the run. The worker is reused between files
-and replaced after a timeout or crash."""
+file can neither hang nor exhaust the run.
+
+The worker is ``python -m ragline.ingest.parse_worker`` (see that module for the
+protocol): a plain subprocess, so the library works from any script, notebook,
+``python -`` or ``python -c``. It is reused between files, replaced after a
+timeout or crash, and dies with its parent.
+"""
 
 from __future__ import annotations
 
-import multiprocessing
-import resource
+import os
+import queue
+import subprocess
+import sys
 import threading
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
+import time
+import weakref
 from pathlib import Path
+from typing import Any
 
 from ..errors import LoaderError
 from ..models import Document
 from ..settings import LimitSettings
+from .parsing import ProtocolError, decode_item, parse_file, read_frame, write_frame
+
+__all__ = ["ParserSandbox", "parse_file"]
+
+START_TIMEOUT_S = 120.0  # start-up (imports) never counts against a file's time limit
+CRASHED = "the parser crashed on this file (memory limit or malformed content)"
 
 
-def _cap_memory(megabytes: int) -> None:
-    limit = megabytes * 1024 * 1024
+# -- one long-lived thread starts every worker ------------------------------------
+# PR_SET_PDEATHSIG fires when the *thread* that forked the worker exits, not the
+# process: a worker forked from a short-lived request thread would be killed with it.
+_requests: queue.Queue = queue.Queue()
+_spawner_lock = threading.Lock()
+_spawner: threading.Thread | None = None
+
+
+def _spawn_loop() -> None:
+    while True:
+        argv, env, box, done = _requests.get()
+        try:
+            box.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box.append(exc)
+        done.set()
+
+
+def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None or not _spawner.is_alive():
+            _spawner = threading.Thread(target=_spawn_loop, name="ragline-parser-spawner", daemon=True)
+            _spawner.start()
+    box: list = []
+    done = threading.Event()
+    _requests.put((argv, env, box, done))
+    done.wait()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
+
+
+def _worker_env() -> dict[str, str]:
+    # The worker imports ragline from wherever this process did, even when that
+    # is a source tree on sys.path rather than an installed package.
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def _kill(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.kill()
     try:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (ValueError, OSError):  # some platforms refuse; the time limit still holds
+        process.wait(5)
+    except subprocess.TimeoutExpired:
         pass
+    for pipe in (process.stdin, process.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
-def _ready() -> bool:
-    return True
+class _Worker:
+    """One running worker process and its two pipes."""
 
+    def __init__(self, memory_mb: int) -> None:
+        flags = ["-P"] if sys.version_info >= (3, 11) else []  # no cwd on sys.path: a stray json.py is not imported
+        argv = [sys.executable, *flags, "-m", "ragline.ingest.parse_worker", str(memory_mb), str(os.getpid())]
+        self.process = _spawn(argv, _worker_env())
+        # Killed at interpreter exit if nobody closed the sandbox (scripts rarely do).
+        self._finalizer = weakref.finalize(self, _kill, self.process)
+        try:
+            hello = read_frame(self.process.stdout.fileno(), time.monotonic() + START_TIMEOUT_S, max_bytes=1024)
+        except (TimeoutError, ProtocolError):
+            hello = None
+        if not isinstance(hello, dict) or "ready" not in hello:
+            self.kill()
+            raise RuntimeError(f"the parser worker did not start (exit code {self.process.returncode})")
 
-def parse_file(path: str, source: str, password: str | None, max_bytes: int) -> list[Document | LoaderError]:
-    """Read and parse one file (runs in the worker; also usable in-process)."""
-    from .loaders import loader_for
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
 
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-        if size > max_bytes:
-            raise LoaderError(source, f"file is {size / 1e6:.1f} MB, over the {max_bytes / 1e6:.1f} MB limit")
-        with file.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise LoaderError(source, f"cannot read file: {exc.strerror or exc}") from exc
-    if not data:
-        raise LoaderError(source, "empty file")
-    loader = loader_for(file, data[:16], source)
-    try:
-        return loader.load(data, source, password=password)
-    except MemoryError as exc:
-        raise LoaderError(source, "parsing exceeded the memory limit") from exc
+    def send(self, message: dict) -> None:
+        write_frame(self.process.stdin.fileno(), message)
+
+    def receive(self, deadline: float, max_bytes: int) -> Any:
+        return read_frame(self.process.stdout.fileno(), deadline, max_bytes)
+
+    def kill(self) -> None:
+        self._finalizer()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask it to exit (stdin EOF), then kill it if it does not."""
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.kill()
 
 
 class ParserSandbox:
-    """Runs ``parse_file`` in a worker process with the configured limits."""
+    """Runs ``parse_file`` in a worker process with the configured limits: the file
+    size is checked before reading, parsing is stopped after ``parse_timeout_s``
+    (the worker is killed and replaced), and the worker's address space is capped at
+    ``parse_memory_mb``. Every failure is a ``LoaderError`` naming the file."""
 
     def __init__(self, limits: LimitSettings) -> None:
         self.limits = limits
-        self._pool: ProcessPoolExecutor | None = None
+        self._worker: _Worker | None = None
         # One file at a time: a timeout replaces the worker, which must not take
         # another thread's file down with it.
         self._lock = threading.Lock()
-
-    def _executor(self) -> ProcessPoolExecutor:
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("forkserver"),
-                initializer=_cap_memory,
-                initargs=(self.limits.parse_memory_mb,),
-            )
-            # Start the worker now so its start-up time never counts against a file's time limit.
-            self._pool.submit(_ready).result(timeout=120)
-        return self._pool
-
-    def _discard(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
 
     def parse(self, path: Path, source: str, password: str | None = None) -> list[Document | LoaderError]:
         with self._lock:
             return self._parse(path, source, password)
 
+    def _ready_worker(self, source: str) -> _Worker:
+        if self._worker is not None and not self._worker.alive:
+            self._discard()  # died between files (e.g. killed from outside): start another
+        if self._worker is None:
+            try:
+                self._worker = _Worker(self.limits.parse_memory_mb)
+            except (OSError, RuntimeError) as exc:
+                raise LoaderError(source, f"cannot start the parser: {exc}") from exc
+        return self._worker
+
     def _parse(self, path: Path, source: str, password: str | None) -> list[Document | LoaderError]:
-        max_bytes = int(self.limits.max_file_mb * 1024 * 1024)
+        max_chars = self.limits.max_extracted_chars
+        request = {"path": str(path), "source": source, "password": password,
+                   "max_bytes": int(self.limits.max_file_mb * 1024 * 1024), "max_chars": max_chars}
+        worker = self._ready_worker(source)
         try:
-            future = self._executor().submit(parse_file, str(path), source, password, max_bytes)
-            return future.result(timeout=self.limits.parse_timeout_s)
-        except FutureTimeout:
+            worker.send(request)
+        except OSError:  # died just now: one fresh worker, then give up
+            self._discard()
+            worker = self._ready_worker(source)
+            try:
+                worker.send(request)
+            except OSError:
+                self._discard()
+                raise LoaderError(source, CRASHED) from None
+        # Text, escaped, plus metadata: generous, but a bound on what a subverted worker can make us allocate.
+        max_reply = 8 * max_chars + (256 << 20)
+        try:
+            reply = worker.receive(time.monotonic() + self.limits.parse_timeout_s, max_reply)
+        except TimeoutError:
             self._discard()
             raise LoaderError(source, f"parsing took longer than {self.limits.parse_timeout_s:g} s; stopped") from None
-        except BrokenProcessPool:
+        except ProtocolError as exc:
             self._discard()
-            raise LoaderError(source, "the parser crashed on this file (memory limit or malformed content)") from None
-        except LoaderError:
-            raise
-        except Exception as exc:
-            raise LoaderError(source, f"parser error: {type(exc).__name__}: {exc}") from exc
+            raise LoaderError(source, f"the parser sent an invalid reply ({exc})") from None
+        if reply is None:
+            self._discard()
+            raise LoaderError(source, CRASHED)
+        try:
+            if isinstance(reply, dict) and "ok" in reply:
+                return [decode_item(item) for item in reply["ok"]]
+            error = decode_item(reply)
+        except (ProtocolError, TypeError, AttributeError) as exc:
+            self._discard()
+            raise LoaderError(source, f"the parser sent an invalid reply ({exc})") from None
+        if isinstance(error, LoaderError):
+            raise error
+        self._discard()
+        raise LoaderError(source, "the parser sent an invalid reply")
+
+    def _discard(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            worker.kill()
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The running worker's process id (None before the first file), for monitoring and tests."""
+        worker = self._worker
+        return worker.process.pid if worker is not None and worker.alive else None
 
     def close(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        """Stop the worker; the sandbox starts a new one if used again. A file in
+        flight on another thread is not waited for (shutdown must not take up to
+        ``parse_timeout_s``): its worker is killed and that file fails."""
+        if self._lock.acquire(blocking=False):
+            try:
+                worker, self._worker = self._worker, None
+            finally:
+                self._lock.release()
+            if worker is not None:
+                worker.stop()
+        elif (worker := self._worker) is not None:
+            worker.kill()

@@ -11,6 +11,11 @@ import Stemmer
 # Bump whenever analyze() changes: indexes built with another version must be rebuilt.
 ANALYZER_VERSION = "1"
 
+# Keyword search costs grow faster than linearly with distinct query terms (each is a
+# posting list to merge and score), so a pasted document as a "question" could pin a
+# CPU for minutes. Real questions have far fewer than this; the rest add little.
+MAX_QUERY_TERMS = 64
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 # A compact English stopword list (the usual IR list, as used by bm25s/Lucene).
@@ -30,6 +35,16 @@ def analyze(text: str) -> list[str]:
     return _stemmer().stemWords(words)
 
 
-def query_terms(text: str) -> list[str]:
-    """Distinct terms of a query, in order."""
-    return list(dict.fromkeys(analyze(text)))
+def query_terms(text: str, limit: int = MAX_QUERY_TERMS) -> list[str]:
+    """The first ``limit`` distinct terms of a query, in order of appearance.
+    Stops stemming once it has them."""
+    terms: dict[str, None] = {}
+    stem = _stemmer().stemWord
+    for match in _TOKEN.finditer(text.lower()):  # lowercase first, exactly as analyze() does
+        word = match.group()
+        if word in STOPWORDS:
+            continue
+        terms[stem(word)] = None
+        if len(terms) >= limit:
+            break
+    return list(terms)

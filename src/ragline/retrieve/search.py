@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from ..embed import check_vectors
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError
 from ..models import Hit, Scope
@@ -51,7 +52,10 @@ class Searcher:
         if mode in ("dense", "hybrid"):
             started = time.perf_counter()
             try:
-                vector = self.embedder.embed_query(query)
+                # Any embedder's vector is checked here: a NaN or wrong-width query vector
+                # would rank garbage or fail deep in the store instead of degrading.
+                vector = check_vectors([self.embedder.embed_query(query)], 1, self.embedder.dimension,
+                                       self.embedder.model_id)[0]
             except EmbedderError as exc:
                 if mode == "dense":
                     raise

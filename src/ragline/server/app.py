@@ -14,9 +14,11 @@ from fastapi import FastAPI
 from .. import __version__
 from ..engine import Engine
 from ..settings import Settings
+from .docs import install_docs
 from .errors import install_error_handlers, log
 from .jobs import JobRunner
 from .metrics import Metrics
+from .auth import AuthFirst
 from .observe import RequestObserver, configure_logging
 from .routes import ROUTERS
 from .uploads import Uploads
@@ -54,7 +56,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
             if owns_engine:
                 engine.close()
 
-    app = FastAPI(title="ragline", version=__version__, description=DESCRIPTION, lifespan=lifespan)
+    # docs_url/redoc_url None: FastAPI's pages load their scripts from a CDN; ours are local.
+    app = FastAPI(title="ragline", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)
     metrics = Metrics(lambda: engine)
     uploads = Uploads(settings.home)
     app.state.settings = settings
@@ -65,6 +69,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    install_docs(app)
+    app.add_middleware(AuthFirst)  # before any body is read (RequestObserver stays outermost: it logs refusals)
     app.add_middleware(RequestObserver, metrics=metrics,
                        max_request_bytes=int(settings.server.max_request_mb * 1024 * 1024))
     try:
@@ -90,7 +96,10 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
                 shown = "127.0.0.1" if bound[0] in ("0.0.0.0", "::", "") else bound[0]
                 on_started(f"http://{shown}:{bound[1]}")
 
+    # A bounded graceful shutdown: without it uvicorn waits for every request in flight,
+    # so one long request (a slow provider, a huge question) kept SIGTERM from stopping us.
     config = uvicorn.Config(create_app(settings, engine), host=host or settings.server.host,
                             port=port if port is not None else settings.server.port,
-                            access_log=False, log_level="warning")
+                            access_log=False, log_level="warning",
+                            timeout_graceful_shutdown=settings.server.shutdown_timeout_s)
     _Server(config).run()

@@ -1,48 +1,110 @@
 """Authentication: the admin key (from settings) for tenant and key management,
 tenant API keys (``Authorization: Bearer …``) for everything else. The key
-decides the tenant; a client can never name one."""
+decides the tenant; a client can never name one. A key bound to an owner also
+decides the owner (``deps.note_owner``): a request naming another gets 403.
+
+``AuthFirst`` checks every ``/v1`` request from its headers before any route reads
+the body (FastAPI parses multipart forms before it runs dependencies, so an
+unauthenticated 200 MB upload used to be read in full before its 401); it also
+applies the request-rate quota and, for uploads, the storage quota, so those
+refusals cost no body either. ``tenant_principal`` reuses its result, and does the
+same checks itself when the middleware is absent.
+"""
 
 from __future__ import annotations
 
 import hmac
+import json
+import re
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from .errors import ApiError
+from ..store.types import ApiKeyInfo
+from .errors import ApiError, log, map_exception
+from .quotas import quotas_of
 
 tenant_bearer = HTTPBearer(auto_error=False, scheme_name="TenantKey",
-                           description="A tenant API key (`ragline key create --tenant NAME`)")
+                           description="A tenant API key (`ragline key create --tenant NAME [--owner USER]`)")
 admin_bearer = HTTPBearer(auto_error=False, scheme_name="AdminKey",
                           description="The admin key (`RAGLINE_SERVER__ADMIN_KEY`)")
 
 _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 
+# Policies by method and path, matched on the raw path: the middleware runs before routing.
+UPLOADS = ("POST", re.compile(r"/v1/collections/[^/]+/documents(/text)?/?"))
+"""Routes that add documents: the storage quota is checked before their body is read."""
+
+TENANT_WIDE = ("DELETE", re.compile(r"/v1/collections/[^/]+/?"))
+"""Routes that act on every owner's data at once: refused (403) to owner-bound keys."""
+
+
+def _is(policy: tuple[str, re.Pattern[str]], method: str, path: str) -> bool:
+    return method == policy[0] and policy[1].fullmatch(path) is not None
+
 
 @dataclass(frozen=True)
 class Principal:
-    """Who is calling: the tenant the key belongs to."""
+    """Who is calling: the tenant the key belongs to, and the owner it is bound to (if any)."""
 
     tenant: str
     key_id: str
+    owner: str | None = None
 
 
 def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message, headers=_CHALLENGE)
 
 
+def _is_admin_path(path: str) -> bool:
+    return path == "/v1/tenants" or path.startswith("/v1/tenants/")
+
+
+def check_admin_key(settings: Any, given: str) -> None:
+    """The configured admin key, compared in constant time (401 otherwise)."""
+    admin_key = settings.server.admin_key
+    if not admin_key:
+        raise _unauthorized("admin routes are disabled: set RAGLINE_SERVER__ADMIN_KEY")
+    if not hmac.compare_digest(given.encode("utf-8"), admin_key.encode("utf-8")):
+        raise _unauthorized("invalid admin key")
+
+
+def authenticate(engine: Any, secret: str | None) -> ApiKeyInfo:
+    """The live key for ``secret`` (a store read, never a write), or 401."""
+    if not secret:
+        raise _unauthorized("missing API key: send 'Authorization: Bearer <key>'")
+    info = engine.verify_api_key(secret)
+    if info is None:
+        raise _unauthorized("invalid or revoked API key")
+    return info
+
+
+def admit(app: Any, info: ApiKeyInfo, method: str, path: str) -> None:
+    """The quotas a request must pass before any work: rate, then storage for uploads."""
+    quotas = quotas_of(app)
+    quotas.admit_request(info.tenant)
+    if _is(UPLOADS, method, path):
+        quotas.check_storage(app.state.engine, info.tenant)
+
+
 def tenant_principal(request: Request,
                      credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(tenant_bearer)]) -> Principal:
     """The calling tenant, from its API key (401 when missing or wrong)."""
-    if credentials is None or not credentials.credentials:
-        raise _unauthorized("missing API key: send 'Authorization: Bearer <key>'")
-    info = request.app.state.engine.verify_api_key(credentials.credentials)
-    if info is None:
-        raise _unauthorized("invalid or revoked API key")
+    path = request.scope.get("path", "")
+    info = getattr(request.state, "api_key", None)
+    if info is None:  # no AuthFirst in front of this app: check here (the body is read by now)
+        info = authenticate(request.app.state.engine, credentials.credentials if credentials else None)
+        admit(request.app, info, request.method, path)
     request.state.tenant = info.tenant
-    return Principal(tenant=info.tenant, key_id=info.id)
+    request.state.key_owner = info.owner
+    if info.owner is not None and _is(TENANT_WIDE, request.method, path):
+        raise ApiError(403, "forbidden", "this API key is bound to one owner; it cannot act on every owner's "
+                       "documents at once (use a key without an owner)")
+    return Principal(tenant=info.tenant, key_id=info.id, owner=info.owner)
 
 
 Tenant = Annotated[Principal, Depends(tenant_principal)]
@@ -52,10 +114,59 @@ Tenant = Annotated[Principal, Depends(tenant_principal)]
 def require_admin(request: Request,
                   credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(admin_bearer)]) -> None:
     """Admin routes: the configured admin key, compared in constant time."""
-    admin_key = request.app.state.settings.server.admin_key
-    if not admin_key:
-        raise _unauthorized("admin routes are disabled: set RAGLINE_SERVER__ADMIN_KEY")
-    given = credentials.credentials if credentials is not None else ""
-    if not hmac.compare_digest(given.encode("utf-8"), admin_key.encode("utf-8")):
-        raise _unauthorized("invalid admin key")
+    check_admin_key(request.app.state.settings, credentials.credentials if credentials is not None else "")
     request.state.tenant = "(admin)"
+
+
+def _bearer(scope: Scope) -> str | None:
+    """The credentials of ``Authorization: Bearer …``, as ``HTTPBearer`` reads them."""
+    for name, value in scope.get("headers") or []:
+        if name == b"authorization":
+            scheme, _, credentials = value.decode("latin-1").strip().partition(" ")
+            return credentials.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+class AuthFirst:
+    """ASGI middleware: authenticate every ``/v1`` request, and apply its rate and
+    storage quotas, from the headers alone, before the app reads the body. Install it
+    inside ``RequestObserver`` (added before it), so refusals are logged and counted."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not (path == "/v1" or path.startswith("/v1/")):
+            await self.app(scope, receive, send)
+            return
+        app = scope["app"]
+        state = scope.setdefault("state", {})
+        try:
+            if _is_admin_path(path):
+                check_admin_key(app.state.settings, _bearer(scope) or "")
+                state["tenant"] = "(admin)"
+            else:
+                info = await run_in_threadpool(authenticate, app.state.engine, _bearer(scope))
+                state["api_key"], state["tenant"] = info, info.tenant
+                await run_in_threadpool(admit, app, info, scope.get("method", ""), path)
+        except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape
+            await _refuse(exc, state, send)
+            return
+        await self.app(scope, receive, send)
+
+
+async def _refuse(exc: Exception, state: dict[str, Any], send: Send) -> None:
+    status, code, message = map_exception(exc)
+    if status >= 500:
+        log.warning("authentication failed: %s", exc, exc_info=status == 500)
+    state["error"] = code
+    headers = [(b"content-type", b"application/json"),
+               # The body was never read: close rather than leave it on the connection.
+               (b"connection", b"close")]
+    headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
+                for k, v in (getattr(exc, "headers", None) or {}).items()]
+    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    headers.append((b"content-length", str(len(body)).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

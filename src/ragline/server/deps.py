@@ -1,19 +1,38 @@
 """Shared helpers for routes: the app's engine, runner and uploads, and
-scopes built from the authenticated tenant (never from client input)."""
+scopes built from the authenticated tenant (never from client input).
+
+The owner of a request is the client's choice, unless its key is bound to an
+owner (``ragline key create --owner U``): then that owner is forced on every
+request (a request naming none acts as it) and naming another one is a 403, so
+a browser app can hand a user a key that sees only that user's and shared
+documents. Every owner a route uses passes through ``note_owner`` (directly, via
+``scope_for`` or via the ``Owner`` parameter), the one place this is enforced."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Path, Query, Request
+from fastapi import Depends, Path, Query, Request
 
 from ..engine import Engine
 from ..errors import NotFoundError
 from ..models import Scope
-from .auth import Principal
+from .auth import Principal, Tenant
+from .errors import ApiError
+from .quotas import quotas_of
 from .schemas import NAME_PATTERN, OWNER_PATTERN
 
-Owner = Annotated[str | None, Query(pattern=OWNER_PATTERN, description="A user inside the tenant, for private documents")]
+
+def request_owner(request: Request, who: Tenant,
+                  owner: Annotated[str | None, Query(pattern=OWNER_PATTERN, description=(
+                      "A user inside the tenant, for private documents (forced by an owner-bound key)"))] = None,
+                  ) -> str | None:
+    """The ``owner`` query parameter as the request may use it (see ``note_owner``)."""
+    return note_owner(request, owner)
+
+
+Owner = Annotated[str | None, Depends(request_owner)]
+"""A route parameter: the request's owner, already checked against an owner-bound key."""
 CollectionPath = Annotated[str, Path(pattern=NAME_PATTERN, description="A collection name")]
 
 
@@ -22,7 +41,13 @@ def engine(request: Request) -> Engine:
 
 
 def note_owner(request: Request, owner: str | None) -> str | None:
-    """The request's owner (None for shared data), noted for the log line."""
+    """The request's owner (None for shared data), noted for the log line. With an
+    owner-bound key: that owner, whatever was named; 403 if another was named."""
+    bound = getattr(request.state, "key_owner", None)
+    if bound is not None:
+        if owner and owner != bound:
+            raise ApiError(403, "forbidden", f"this API key is bound to owner {bound!r}; it cannot act as {owner!r}")
+        owner = bound
     if owner:
         request.state.owner = owner
     return owner or None
@@ -30,10 +55,11 @@ def note_owner(request: Request, owner: str | None) -> str | None:
 
 def scope_for(request: Request, who: Principal, collections: str | tuple[str, ...],
               owner: str | None = None) -> Scope:
-    """The tenant's scope over these collections; notes the owner for the log line."""
-    note_owner(request, owner)
+    """The tenant's scope over these collections, with the request's owner (checked
+    against an owner-bound key by ``note_owner``, and noted for the log line)."""
+    owner = note_owner(request, owner)
     names = (collections,) if isinstance(collections, str) else collections
-    return Scope(who.tenant, names, owner or None)
+    return Scope(who.tenant, names, owner)
 
 
 def all_collections_scope(request: Request, who: Principal, owner: str | None) -> Scope | None:
@@ -48,6 +74,14 @@ def require_collection(request: Request, scope: Scope) -> None:
     for name in scope.collections:
         if name not in existing:
             raise NotFoundError(f"collection {name!r} not found")
+
+
+def check_storage_quota(request: Request, who: Principal, new_documents: int) -> None:
+    """429 ``quota_exceeded`` when adding ``new_documents`` would pass the tenant's
+    document quota, or its chunks or bytes are at theirs. ``AuthFirst`` already
+    refused a tenant at its quota before the body was read; this makes the document
+    count exact for a request that adds several."""
+    quotas_of(request.app).check_storage(engine(request), who.tenant, new_documents)
 
 
 def note(request: Request, *, stages: dict[str, float] | None = None, **extra: Any) -> None:

@@ -84,7 +84,13 @@ def map_exception(exc: BaseException) -> tuple[int, str, str]:
         return 400, "bad_request", str(exc)
     if isinstance(exc, RaglineError):
         return 500, "internal_error", str(exc)
+    if isinstance(exc, ValueError):  # a bad value or setting (ConfigError's plain cousin), not a server fault
+        return 400, "bad_request", _clip(str(exc) or "invalid value")
     return 500, "internal_error", "internal error (logged on the server)"
+
+
+def _clip(text: str, limit: int = 500) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -107,6 +113,9 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _HTTP_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        if exc.status_code == 400 and isinstance(exc.__cause__, ValueError):
+            # FastAPI's "error parsing the body" hides why (e.g. a number over 4300 digits): say it.
+            message = _clip(f"the request body cannot be parsed: {str(exc.__cause__).split(';')[0]}", 300)
         request.state.error = code
         return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
 
@@ -116,7 +125,8 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(RaglineError)
-    async def _ragline(request: Request, exc: RaglineError) -> JSONResponse:
+    @app.exception_handler(ValueError)
+    async def _ragline(request: Request, exc: Exception) -> JSONResponse:
         status, code, message = map_exception(exc)
         request.state.error = code
         if status >= 500:

@@ -32,7 +32,29 @@ log = logging.getLogger("ragline.server")
 
 POLL_S = 0.5
 PERSIST_EVERY_S = 0.5
-_PERMANENT = (LoaderError, ConfigError, ModelMismatchError, NotFoundError)
+# Bad input or configuration fails the same way every time: retrying only delays the
+# answer (a plain ValueError means bad configuration, e.g. token chunking without a tokenizer).
+_PERMANENT = (LoaderError, ConfigError, ModelMismatchError, NotFoundError, ValueError)
+# A job's error is stored, listed and sent with every job poll: keep it small whatever
+# the file held (one bad JSON Lines file could otherwise make megabytes of it).
+ERROR_MAX_CHARS = 4000
+ERROR_MAX_FAILURES = 10
+_FAILURE_MAX_CHARS = 300
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def error_text(failed: list[dict[str, str]]) -> str | None:
+    """A job's error from its failed files or records: the first few, each clipped,
+    and how many more there were; at most ``ERROR_MAX_CHARS`` characters."""
+    if not failed:
+        return None
+    shown = [_clip(f"{f['path']}: {f['error']}", _FAILURE_MAX_CHARS) for f in failed[:ERROR_MAX_FAILURES]]
+    more = len(failed) - len(shown)
+    text = "; ".join(shown) + (f"; … and {more:,} more failures ({len(failed):,} in all)" if more else "")
+    return _clip(text, ERROR_MAX_CHARS)
 
 
 @dataclass
@@ -178,7 +200,8 @@ class JobRunner:
                 summary = self.engine.ingest_documents(documents, scope, origin=str(Path(job.path).resolve()),
                                                          progress=progress)
             else:
-                summary = self.engine.ingest_file(job.path, scope, source=job.source, progress=progress)
+                summary = self.engine.ingest_file(job.path, scope, source=job.source, progress=progress,
+                                                  password=self.uploads.password(job.path))
         except _LeaseLost:
             state = "lost"
         except Exception as exc:  # noqa: BLE001 — every failure is recorded on the job
@@ -190,6 +213,8 @@ class JobRunner:
                 self._live.pop(job.id, None)
                 self._running.pop(job.id, None)
                 self._lost.discard(job.id)
+        if state in (INDEXED, FAILED) and job.kind == "file":
+            self.uploads.forget_password(job.path)  # needed only until the job is done
         seconds = time.perf_counter() - started
         if self.metrics is not None:
             self.metrics.job_finished(state, seconds)
@@ -200,7 +225,7 @@ class JobRunner:
 
     def _finished(self, job: JobInfo, scope: Scope, summary: dict[str, Any], total: int) -> str:
         stored = summary["added"] + summary["updated"] + summary["unchanged"]
-        errors = "; ".join(f"{f['path']}: {f['error']}" for f in summary["failed"]) or None
+        errors = error_text(summary["failed"])
         state = INDEXED if stored else FAILED
         if not stored and errors is None:
             errors = "the file holds no documents"
@@ -212,7 +237,7 @@ class JobRunner:
 
     def _failed(self, job: JobInfo, exc: Exception) -> str:
         permanent = isinstance(exc, _PERMANENT)
-        message = str(exc) or type(exc).__name__
+        message = _clip(str(exc) or type(exc).__name__, ERROR_MAX_CHARS)
         if not permanent:
             log.warning(json.dumps({"event": "job_error", "job_id": job.id, "tenant": job.tenant,
                                     "error": message, "tries": job.tries}), exc_info=exc)

@@ -18,6 +18,17 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 _STAGE_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
+# Label values must come from small fixed sets: every distinct value is a series kept
+# for the life of the process, and anyone can send any method or path.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+OTHER_METHOD = "other"
+UNMATCHED_ROUTE = "(unmatched)"
+
+
+def method_label(method: str) -> str:
+    """The method as a metrics label: a standard one, or ``other``."""
+    return method if method in METHODS else OTHER_METHOD
+
 
 class _JobsCollector(Collector):
     """Reads jobs by state from the store at scrape time (no counter to drift)."""
@@ -54,6 +65,9 @@ class Metrics:
 
     def observe_request(self, method: str, route: str, status: int, seconds: float,
                         stages_ms: dict[str, float] | None) -> None:
+        """Count one request. ``route`` is a route template (or ``UNMATCHED_ROUTE``),
+        never a raw path; an unknown method is counted as ``other``."""
+        method = method_label(method)
         self.requests.labels(method, route, str(status)).inc()
         self.latency.labels(method, route).observe(seconds)
         for stage, ms in (stages_ms or {}).items():

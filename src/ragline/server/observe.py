@@ -17,7 +17,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from .metrics import Metrics
+from .metrics import UNMATCHED_ROUTE, Metrics
 
 log = logging.getLogger("ragline.server")
 
@@ -110,8 +110,8 @@ class RequestObserver:
         return f"request body is over the {self.max_bytes / 1e6:.1f} MB limit (server.max_request_mb)"
 
     def _record(self, scope: Scope, state: dict[str, Any], request_id: str, status: int, seconds: float) -> None:
-        route = getattr(scope.get("route"), "path", None) or "(unmatched)"
-        method = scope.get("method", "")
+        route = getattr(scope.get("route"), "path", None) or UNMATCHED_ROUTE
+        method = scope.get("method", "")[:32]  # any token is a valid method: keep log lines small
         stages = state.get("stages") or {}
         try:
             self.metrics.observe_request(method, route, status, seconds, stages)

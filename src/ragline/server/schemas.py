@@ -13,6 +13,13 @@ from ..store.types import JOB_STATES, NAME_PATTERN
 OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
 SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
 
+# Request limits (docs/api.md). A question's cost (keyword terms, embedding, grounding)
+# grows with its length; chat history is only counted, but must stay bounded too.
+QUESTION_MAX_CHARS = 10_000
+CHAT_MESSAGE_MAX_CHARS = 32_000
+CHAT_TOTAL_MAX_CHARS = 256_000
+CHAT_MAX_MESSAGES = 200
+
 def _name() -> Any:
     return Field(pattern=NAME_PATTERN, description="1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit")
 
@@ -40,15 +47,20 @@ class TenantList(BaseModel):
 
 class KeyIn(_Strict):
     label: str | None = Field(default=None, max_length=100)
+    owner: str | None = Field(default=None, pattern=OWNER_PATTERN,
+                              description="Bind the key to this user of the tenant: every request made with it "
+                                          "acts as this owner (shared documents plus the owner's own); a request "
+                                          "naming another owner gets 403")
 
 
 class KeyOut(BaseModel):
     id: str
     tenant: str
     label: str | None
+    owner: str | None = Field(default=None, description="The owner the key is bound to (null: any)")
     prefix: str = Field(description="The key's first characters, to tell keys apart")
     created: float
-    last_used: float | None = None
+    last_used: float | None = Field(default=None, description="Recorded in the background, at most once a minute")
 
 
 class NewKeyOut(KeyOut):
@@ -62,6 +74,7 @@ class KeyList(BaseModel):
 class MeOut(BaseModel):
     tenant: str
     key_id: str
+    owner: str | None = Field(default=None, description="The owner the key is bound to (absent: any)")
 
 
 # -- collections -------------------------------------------------------------
@@ -184,7 +197,7 @@ class _Retrieval(_Strict):
 
 
 class SearchIn(_Retrieval):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     mode: SearchMode | None = None
     k: int | None = Field(default=None, ge=1, le=1000)
     threshold: float | None = None
@@ -216,7 +229,7 @@ class SearchOut(BaseModel):
 
 
 class AskIn(_Retrieval):
-    question: str = Field(min_length=1, max_length=10_000)
+    question: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     mode: SearchMode | None = None
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
     generator: str | None = Field(default=None, max_length=100, description="Override the configured generator")

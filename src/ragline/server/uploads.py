@@ -17,6 +17,12 @@ from ..store.types import NAME_PATTERN
 
 _SAFE = re.compile(NAME_PATTERN)
 TEXT_FILE = "document.json"
+# A PDF password given with an upload waits here, owner-only, beside the kept file
+# until its job finishes: never in the job table or a log line. A document's folder
+# holds one uploaded file, so only an upload of this very name could clash: refused.
+PASSWORD_FILE = ".ragline-password"
+_TEMP_PREFIX = ".upload-"
+MAX_NAME_BYTES = 255  # the file system's limit on one path component (ext4, XFS, btrfs, APFS)
 
 
 def _component(name: str) -> str:
@@ -24,18 +30,24 @@ def _component(name: str) -> str:
     safe pattern (possible from the CLI) are hashed, never used raw. The "_" prefix
     cannot start a safe name and the full hash is kept, so two names never share
     a directory (deleting one's collection must not delete another's uploads)."""
-    return name if _SAFE.match(name) else "_" + content_hash(name)
+    return name if _SAFE.fullmatch(name) else "_" + content_hash(name)
 
 
 def clean_filename(filename: str | None) -> str | None:
-    """The file's base name without directories or control characters, or None."""
+    """The file's base name without directories or control characters, or None when
+    no usable name is left (empty, reserved, or over 255 bytes in UTF-8: the file
+    system counts bytes, so 90 "€" are 270 bytes)."""
     if not filename:
         return None
     name = filename.replace("\\", "/").rsplit("/", 1)[-1]
     name = "".join(ch for ch in name if ch.isprintable()).strip()
-    if name in ("", ".", "..") or len(name) > 255:
+    if name in ("", ".", "..", PASSWORD_FILE) or name.startswith(_TEMP_PREFIX):
         return None
-    return name
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate cannot be a file name
+        return None
+    return name if size <= MAX_NAME_BYTES else None
 
 
 class Uploads:
@@ -51,7 +63,7 @@ class Uploads:
     @staticmethod
     def _atomic_write(target: Path, write: Any) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".upload-")
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=_TEMP_PREFIX)  # owner-only (0600)
         try:
             with os.fdopen(fd, "wb") as handle:
                 write(handle)
@@ -60,12 +72,32 @@ class Uploads:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def save_file(self, scope: Scope, filename: str, data: IO[bytes]) -> tuple[str, Path]:
-        """Keep an uploaded file; returns (document id, kept path)."""
+    def save_file(self, scope: Scope, filename: str, data: IO[bytes],
+                  password: str | None = None) -> tuple[str, Path]:
+        """Keep an uploaded file, and its PDF password (if any) for its job; returns
+        (document id, kept path). An earlier upload's password is dropped."""
         doc_id = document_id(scope, filename)
         target = self.document_dir(scope, doc_id) / filename
         self._atomic_write(target, lambda handle: shutil.copyfileobj(data, handle, 1024 * 1024))
+        secret = target.parent / PASSWORD_FILE
+        if password:
+            self._atomic_write(secret, lambda handle: handle.write(password.encode("utf-8")))
+        else:
+            secret.unlink(missing_ok=True)
         return doc_id, target
+
+    @staticmethod
+    def password(kept: Path | str) -> str | None:
+        """The password uploaded with this kept file, while its job has not finished."""
+        try:
+            return (Path(kept).parent / PASSWORD_FILE).read_text(encoding="utf-8")
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    @staticmethod
+    def forget_password(kept: Path | str) -> None:
+        """Remove the kept file's password (its job finished, for good or not)."""
+        (Path(kept).parent / PASSWORD_FILE).unlink(missing_ok=True)
 
     def save_text(self, scope: Scope, text: str, source: str | None, title: str | None,
                   metadata: dict[str, Any]) -> tuple[str, str, Path]:

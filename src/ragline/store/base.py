@@ -20,7 +20,7 @@ collection is opened with another embedding model, ``ConfigError`` for bad filte
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 import numpy as np
@@ -37,6 +37,7 @@ from .types import (
     JobInfo,
     StoredDocument,
     StoredKey,
+    TenantUsage,
 )
 
 Scored = list[tuple[str, float]]
@@ -137,6 +138,13 @@ class Catalog(Protocol):
         """Totals across tenants (tenants, collections, documents, chunks), for operators."""
         ...
 
+    def usage(self, tenant: str) -> TenantUsage:
+        """What the tenant stores across its collections and owners: documents, chunks
+        and bytes (chunk text as UTF-8 plus float32 vectors, as ``put_document`` counted
+        them). Checked against quotas before an upload is accepted, so it must stay
+        cheap: an aggregate over the tenant's document rows, never over chunks."""
+        ...
+
     # -- moving and rebuilding -----------------------------------------------
     def export_documents(self, tenant: str, collection: str, *,
                          batch: int = 100) -> Iterator[StoredDocument]:
@@ -199,17 +207,27 @@ class SearchIndex(Protocol):
 
 class Admin(Protocol):
     """API keys and the job queue. Job reads and writes take the tenant; only the
-    workers' ``claim_job`` and the operators' counts span tenants."""
+    workers' ``claim_job``, the key bookkeeping (``verify_api_key``,
+    ``touch_api_keys``: a key names its tenant) and the operators' counts span tenants."""
 
     # -- API keys ------------------------------------------------------------
-    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+    def create_api_key(self, tenant: str, label: str | None = None,
+                       owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         """A new key for an existing tenant: (its record, the secret, shown once).
-        Only the secret's hash is stored."""
+        Only the secret's hash is stored. With ``owner``, the key is bound to that
+        user of the tenant (``ApiKeyInfo.owner``)."""
         ...
 
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
-        """The live (not revoked) key matching ``secret``, or None. Needs no write
-        lock: ``last_used`` is recorded at most once a minute."""
+        """The live (not revoked) key matching ``secret``, or None. A pure read: it
+        never writes, so a busy, read-only or full store still authenticates. Callers
+        record use with ``touch_api_keys``, off the request path."""
+        ...
+
+    def touch_api_keys(self, uses: Mapping[str, float]) -> None:
+        """Record when keys were last used: key id → epoch seconds, in one short
+        write; ``last_used`` only moves forward and unknown ids are ignored. Keys of
+        several tenants at once (operator path). Bookkeeping: callers ignore failures."""
         ...
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
@@ -226,13 +244,21 @@ class Admin(Protocol):
         document is reused (its file was just replaced), so nothing runs twice."""
         ...
 
-    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
-        """Atomically take the oldest runnable job of any tenant for ``worker``: a
-        queued one whose ``not_before`` has passed, or a running one whose lease
-        expired (its worker died). Marks it ``parsing``, adds a try, leases it for
-        ``lease_s``. A job whose worker died ``max_tries`` times is marked failed
-        instead. Never hands one job to two workers, and never runs two jobs of
-        the same document at once."""
+    def claim_job(self, worker: str, lease_s: float, max_tries: int, *, max_running: int | None = None,
+                  max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
+        """Atomically take a runnable job for ``worker``: a queued one whose
+        ``not_before`` has passed, or a running one whose lease expired (its worker
+        died). Marks it ``parsing``, adds a try, leases it for ``lease_s``. A job whose
+        worker died ``max_tries`` times is marked failed instead. Never hands one job
+        to two workers, and never runs two jobs of the same document at once.
+
+        Fair across tenants: it picks the tenant with the fewest running (live-lease)
+        jobs, then the one served least recently (its latest claim is oldest; never
+        served first), then that tenant's oldest job. So one tenant's long queue
+        cannot make another's single upload wait behind all of it (round robin).
+        ``max_running`` caps every tenant's running jobs (None: no cap) and
+        ``max_running_for`` overrides it per tenant (a None value lifts the cap): a
+        tenant at its cap is skipped, even when two claimers race."""
         ...
 
     def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:

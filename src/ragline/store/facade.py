@@ -6,11 +6,13 @@ collections once per search, and keeps an external index in step with the
 catalog: new points are written before the catalog commits and stale ones removed
 after, so a reader, which always hydrates hits through the catalog, never sees
 a half-written document; a failure in between leaves only invisible orphans that
-the next write of the same document removes.
+the next write of the same document removes. It also keeps API keys' ``last_used``
+off the request path (``key_usage``): authentication never writes.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,8 @@ import numpy as np
 from ..models import Hit, Scope
 from .base import Admin, Catalog, Scored, SearchIndex
 from .filters import parse_filters
-from .types import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord
+from .key_usage import KeyUsage
+from .types import ApiKeyInfo, ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, TenantUsage
 
 
 class Store:
@@ -31,6 +34,28 @@ class Store:
         self.admin = admin
         self.index = index
         self.url = url
+        self.key_usage = KeyUsage(admin)
+
+    # -- API keys ------------------------------------------------------------
+    def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
+        """The live key for ``secret`` (a read only); its use is written later, in the background."""
+        info = self.admin.verify_api_key(secret)
+        if info is not None:
+            self.key_usage.note(info.id)
+        return info
+
+    def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
+        """The tenant's live keys, with uses not yet written already in ``last_used``."""
+        keys = []
+        for info in self.admin.list_api_keys(tenant):
+            pending = self.key_usage.pending(info.id)
+            if pending is not None and (info.last_used is None or pending > info.last_used):
+                info = replace(info, last_used=pending)
+            keys.append(info)
+        return keys
+
+    def usage(self, tenant: str) -> TenantUsage:
+        return self.catalog.usage(tenant)
 
     # -- collections ---------------------------------------------------------
     def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
@@ -109,6 +134,7 @@ class Store:
         return self.catalog.get_hits(scope, scored)
 
     def close(self) -> None:
+        self.key_usage.close()  # before the admin closes: its last write needs it
         seen: set[int] = set()
         for part in (self.index, self.admin, self.catalog):
             if id(part) not in seen:

@@ -53,7 +53,16 @@ from .postgres_filters import (
     tsvector_literal,
 )
 from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
-from .types import ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, StoredDocument
+from .types import (
+    ChunkRecord,
+    CollectionInfo,
+    CollectionRef,
+    DocumentInfo,
+    DocumentRecord,
+    StoredDocument,
+    TenantUsage,
+    stored_bytes,
+)
 
 log = logging.getLogger(__name__)
 
@@ -250,7 +259,7 @@ class PostgresStore(AdminMixin):
                                          f"{ref.dimension}")
             cid = _cid(ref)
             # The upsert comes first: its row lock serialises writers of one document.
-            self._upsert_document(cur, scope, cid, document, len(chunks))
+            self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
             self._insert_chunks(cur, scope, ref, document, chunks, vectors)
             added, length = cur.execute("SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
@@ -261,22 +270,23 @@ class PostgresStore(AdminMixin):
         return sorted({r[0] for r in old} - {c.id for c in chunks})
 
     @staticmethod
-    def _upsert_document(cur: psycopg.Cursor, scope: Scope, cid: int, document: DocumentRecord, n: int) -> None:
+    def _upsert_document(cur: psycopg.Cursor, scope: Scope, cid: int, document: DocumentRecord, n: int,
+                         size: int) -> None:
         now = time.time()
         try:
             row = cur.execute(
                 "INSERT INTO documents (id, collection_id, tenant, owner, source, origin, title, media_type, "
-                "content_hash, metadata, state, error, chunk_count, created, updated) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 'indexed', NULL, %s, %s, %s) "
+                "content_hash, metadata, state, error, chunk_count, created, updated, bytes) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, 'indexed', NULL, %s, %s, %s, %s) "
                 "ON CONFLICT (id) DO UPDATE SET source = excluded.source, origin = excluded.origin, "
                 "title = excluded.title, media_type = excluded.media_type, content_hash = excluded.content_hash, "
                 "metadata = excluded.metadata, state = 'indexed', error = NULL, chunk_count = excluded.chunk_count, "
-                "updated = excluded.updated WHERE documents.tenant = excluded.tenant "
+                "updated = excluded.updated, bytes = excluded.bytes WHERE documents.tenant = excluded.tenant "
                 "AND documents.collection_id = excluded.collection_id "
                 "AND documents.owner IS NOT DISTINCT FROM excluded.owner RETURNING id",
                 (document.id, cid, scope.tenant, scope.owner, nul_free(document.source), nul_free(document.origin),
                  nul_free(document.title), document.media_type, document.content_hash,
-                 Jsonb(_clean(document.metadata), dumps=_dumps), n, now, now)).fetchone()
+                 Jsonb(_clean(document.metadata), dumps=_dumps), n, now, now, size)).fetchone()
         except psycopg.errors.InsufficientPrivilege:
             row = None  # RLS: the id exists for another tenant
         if row is None:
@@ -360,6 +370,13 @@ class PostgresStore(AdminMixin):
                 "SELECT (SELECT count(*) FROM tenants), (SELECT count(*) FROM collections), "
                 "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)").fetchone()
         return {"tenants": tenants, "collections": collections, "documents": documents, "chunks": chunks}
+
+    def usage(self, tenant: str) -> TenantUsage:
+        with self._tx(tenant) as cur:
+            row = cur.execute("SELECT count(*), coalesce(sum(chunk_count), 0), coalesce(sum(bytes), 0) FROM documents "
+                              "WHERE collection_id IN (SELECT id FROM collections WHERE tenant = %s)",
+                              (tenant,)).fetchone()
+        return TenantUsage(*(int(v) for v in row))
 
     def export_documents(self, tenant: str, collection: str, *, batch: int = 100) -> Iterator[StoredDocument]:
         # One transaction per batch: the consumer may call the store between yields.

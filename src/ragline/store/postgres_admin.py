@@ -11,6 +11,10 @@ single writer:
   reusing a queued job cannot race a claim of it.
 - Times are this process's ``time.time()``, as in SQLite, so leases compare with
   the ``not_before`` values callers write.
+- Fair claims order candidates as SQLite does (fewest running, least recently
+  served, oldest job); that order is best effort between racing claimers, but a
+  tenant's cap is exact: the claim of a capped tenant takes the tenant's advisory
+  lock and counts its running jobs again in a fresh snapshot.
 """
 
 from __future__ import annotations
@@ -20,9 +24,10 @@ import hmac
 import secrets
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError, StoreError
+from ..errors import ConfigError
 from ..models import Scope
 from .types import (
     FAILED,
@@ -30,25 +35,39 @@ from .types import (
     JOB_COLUMNS,
     JOB_STATES,
     JOB_UPDATABLE,
+    KEY_COLUMNS,
     KEY_PREFIX,
     QUEUED,
     RUNNING,
+    UNCAPPED,
     ApiKeyInfo,
     JobInfo,
     StoredKey,
+    caps_params,
     hash_key,
 )
 
 _JOB_COLUMNS = ", ".join(JOB_COLUMNS)
-_KEY_COLUMNS = "id, tenant, label, prefix, created, last_used"
+_KEY_COLUMNS = ", ".join(KEY_COLUMNS)
 _CLAIM_ATTEMPTS = 32  # candidates skipped (document busy) before giving up for this call
 _RUNNABLE = ("((q.state = 'queued' AND q.not_before <= %s) "
-             "OR (q.state IN ('parsing', 'embedding') AND q.lease_until < %s))")
+             "OR (q.state IN ('parsing', 'embedding') AND coalesce(q.lease_until, 0) < %s))")
 _SIBLING_RUNNING = ("EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = {t} AND r.doc_id = {d} AND r.id <> {i} "
                     "AND r.state IN ('parsing', 'embedding') AND r.lease_until >= %s)")
-_CANDIDATE = (f"SELECT q.id, q.tenant, q.doc_id FROM jobs q WHERE {_RUNNABLE} AND q.id <> ALL(%s) "
-              f"AND NOT {_SIBLING_RUNNING.format(t='q.tenant', d='q.doc_id', i='q.id')} "
-              "ORDER BY q.not_before, q.created, q.seq LIMIT 1 FOR UPDATE OF q SKIP LOCKED")
+_RUNNING_COUNT = ("SELECT count(*) FROM jobs r WHERE r.tenant = {t} AND r.state IN ('parsing', 'embedding') "
+                  "AND r.lease_until >= %s")
+# Per tenant with a runnable job: running jobs, latest claim, cap (JSON overrides, else
+# the default). Materialized, so the FOR UPDATE below locks job rows only.
+_CANDIDATE = (
+    "WITH load AS MATERIALIZED (SELECT t.tenant, "
+    f"({_RUNNING_COUNT.format(t='t.tenant')}) AS running, "
+    "(SELECT coalesce(max(s.started), 0) FROM jobs s WHERE s.tenant = t.tenant) AS served, "
+    "coalesce((SELECT c.value::bigint FROM jsonb_each_text(%s::jsonb) c WHERE c.key = t.tenant), %s) AS cap "
+    f"FROM (SELECT DISTINCT q.tenant FROM jobs q WHERE {_RUNNABLE}) t) "
+    f"SELECT q.id, q.tenant, q.doc_id, l.cap FROM jobs q JOIN load l ON l.tenant = q.tenant "
+    f"WHERE {_RUNNABLE} AND q.id <> ALL(%s) AND q.tenant <> ALL(%s) AND l.running < l.cap "
+    f"AND NOT {_SIBLING_RUNNING.format(t='q.tenant', d='q.doc_id', i='q.id')} "
+    "ORDER BY l.running, l.served, q.not_before, q.created, q.seq LIMIT 1 FOR UPDATE OF q SKIP LOCKED")
 _SIBLING_CHECK = "SELECT " + _SIBLING_RUNNING.format(t="%s", d="%s", i="%s")
 
 
@@ -57,7 +76,7 @@ def _job(row: tuple) -> JobInfo:
 
 
 def _key(row: tuple) -> ApiKeyInfo:
-    return ApiKeyInfo(*row[:6])
+    return ApiKeyInfo(*row[:len(KEY_COLUMNS)])
 
 
 def document_lock(tenant: str, doc_id: str) -> int:
@@ -66,36 +85,45 @@ def document_lock(tenant: str, doc_id: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
+def tenant_lock(tenant: str) -> int:
+    """The advisory lock key of one tenant's claims (for its running-jobs cap)."""
+    digest = hashlib.sha256(f"ragline-tenant-claims\x1f{tenant}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
 class AdminMixin:
     """API keys and ingestion jobs for ``PostgresStore``."""
 
     # -- API keys ------------------------------------------------------------
-    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+    def create_api_key(self, tenant: str, label: str | None = None,
+                       owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
         key_id = "key_" + secrets.token_hex(6)
         now = time.time()
         with self._tx(tenant) as cur:
-            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created) "
-                        "VALUES (%s, %s, %s, %s, %s, %s)", (key_id, tenant, label, secret[:10], hash_key(secret), now))
-        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now), secret
+            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                        (key_id, tenant, label, secret[:10], hash_key(secret), now, owner))
+        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now, owner=owner), secret
 
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
         """Looked up by hash across tenants (the bypass: the key names the tenant); the
-        hash is compared again in constant time so the index lookup is the only branch."""
+        hash is compared again in constant time so the index lookup is the only branch.
+        Read-only (see ``touch_api_keys``)."""
         digest = hash_key(secret)
         with self._tx(None) as cur:
             row = cur.execute(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys WHERE hash = %s AND revoked IS NULL",
                               (digest,)).fetchone()
-        if row is None or not hmac.compare_digest(row[6], digest):
+        if row is None or not hmac.compare_digest(row[len(KEY_COLUMNS)], digest):
             return None
-        info = _key(row)
-        if info.last_used is None or time.time() - info.last_used > 60:  # throttle writes on the hot path
-            try:
-                with self._tx(info.tenant) as cur:
-                    cur.execute("UPDATE api_keys SET last_used = %s WHERE id = %s", (time.time(), info.id))
-            except StoreError:  # bookkeeping only: must not refuse a valid key
-                pass
-        return info
+        return _key(row)
+
+    def touch_api_keys(self, uses: Mapping[str, float]) -> None:
+        if not uses:
+            return
+        with self._tx(None) as cur:  # keys of several tenants: the operator bypass
+            cur.executemany("UPDATE api_keys SET last_used = greatest(coalesce(last_used, 0), %s) WHERE id = %s",
+                            [(when, key_id) for key_id, when in sorted(uses.items())])  # sorted: no lock cycles
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         with self._tx(tenant) as cur:
@@ -129,21 +157,24 @@ class AdminMixin:
                     (job_id, scope.tenant, scope.collection, scope.owner, doc_id, source, kind, path, now, now))
             return _job(cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,)).fetchone())
 
-    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
+    def claim_job(self, worker: str, lease_s: float, max_tries: int, *, max_running: int | None = None,
+                  max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
         now = time.time()
+        caps, cap = caps_params(max_running, max_running_for)
         with self._tx(None) as cur:
             # A job whose worker died too often fails here instead of crash-looping.
             cur.execute(
                 "UPDATE jobs SET state = %s, error = %s, finished = %s, updated = %s, worker = NULL, "
-                "lease_until = NULL WHERE state IN (%s, %s) AND lease_until < %s AND tries >= %s",
+                "lease_until = NULL WHERE state IN (%s, %s) AND coalesce(lease_until, 0) < %s AND tries >= %s",
                 (FAILED, f"the worker running this job stopped {max_tries} times; not retried", now, now,
                  *RUNNING, now, max_tries))
             skipped: list[str] = []
+            full: list[str] = []  # tenants found at their cap in a fresh look
             for _ in range(_CLAIM_ATTEMPTS):
-                row = cur.execute(_CANDIDATE, (now, now, skipped, now)).fetchone()
+                row = cur.execute(_CANDIDATE, (now, caps, cap, now, now, now, now, skipped, full, now)).fetchone()
                 if row is None:
                     return None
-                job_id, tenant, doc_id = row
+                job_id, tenant, doc_id, tenant_cap = row
                 # The document lock, then a fresh look (new snapshot): a claim of a sibling
                 # that committed after this statement's snapshot is seen now.
                 locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)",
@@ -151,6 +182,13 @@ class AdminMixin:
                 if not locked or cur.execute(_SIBLING_CHECK, (tenant, doc_id, job_id, now)).fetchone()[0]:
                     skipped.append(job_id)
                     continue
+                if tenant_cap < UNCAPPED:
+                    # Claimers of one capped tenant take turns (held to commit, never while waiting
+                    # on anything else), and count again in a snapshot that sees the last claim.
+                    cur.execute("SELECT pg_advisory_xact_lock(%s)", (tenant_lock(tenant),))
+                    if cur.execute(_RUNNING_COUNT.format(t="%s"), (tenant, now)).fetchone()[0] >= tenant_cap:
+                        full.append(tenant)
+                        continue
                 claimed = cur.execute(
                     "UPDATE jobs SET state = 'parsing', tries = tries + 1, started = %s, updated = %s, done = 0, "
                     f"error = NULL, worker = %s, lease_until = %s WHERE id = %s RETURNING {_JOB_COLUMNS}",
@@ -235,14 +273,15 @@ class AdminMixin:
         with self._tx(tenant) as cur:
             rows = cur.execute(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = %s "
                                "ORDER BY created, id", (tenant,)).fetchall()
-        return [StoredKey(info=_key(r), hash=r[6], revoked=r[7]) for r in rows]
+        n = len(KEY_COLUMNS)
+        return [StoredKey(info=_key(r), hash=r[n], revoked=r[n + 1]) for r in rows]
 
     def import_key(self, key: StoredKey) -> bool:
         i = key.info
         with self._tx(i.tenant) as cur:
-            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, last_used, revoked) "
-                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked))
+            cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, last_used, revoked, owner) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked, i.owner))
             return cur.rowcount > 0
 
     def export_jobs(self, tenant: str) -> list[JobInfo]:

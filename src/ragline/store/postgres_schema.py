@@ -183,10 +183,26 @@ BEGIN
 END $$;
 """
 
+_TENANCY = """
+-- Keys bound to one user of the tenant (every request made with one acts as that owner).
+ALTER TABLE api_keys ADD COLUMN owner text COLLATE "C";
+-- What each document stores (chunk text as UTF-8 + float32 vectors), summed for quotas;
+-- existing documents are measured once here, as put_document counts new ones.
+ALTER TABLE documents ADD COLUMN bytes bigint NOT NULL DEFAULT 0;
+UPDATE documents d SET bytes = s.bytes
+    FROM (SELECT doc_id, sum(octet_length(text) + 4 * vector_dims(embedding))::bigint AS bytes
+          FROM chunks GROUP BY doc_id) s
+    WHERE s.doc_id = d.id;
+-- Fair claims: a tenant's running jobs and its latest claim, by index seek.
+CREATE INDEX jobs_running ON jobs (tenant, state, lease_until);
+CREATE INDEX jobs_served ON jobs (tenant, started);
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
     (3, _RLS),
+    (4, _TENANCY),
 ]
 """(version, SQL), applied in order; append only."""
 

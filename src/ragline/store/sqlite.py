@@ -26,9 +26,18 @@ import numpy as np
 from ..errors import ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
 from .filters import Filter
-from .sqlite_admin import SCHEMA_ADMIN, AdminTables
+from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
 from .sqlite_filters import compile_sqlite
-from .types import ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, StoredDocument
+from .types import (
+    ChunkRecord,
+    CollectionInfo,
+    CollectionRef,
+    DocumentInfo,
+    DocumentRecord,
+    StoredDocument,
+    TenantUsage,
+    stored_bytes,
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -62,7 +71,8 @@ CREATE TABLE IF NOT EXISTS documents (
     error TEXT,
     chunk_count INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL,
-    updated REAL NOT NULL
+    updated REAL NOT NULL,
+    bytes INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_scope ON documents (collection_id, owner);
 CREATE INDEX IF NOT EXISTS documents_origin ON documents (collection_id, origin);
@@ -124,18 +134,29 @@ class SQLiteStore(AdminTables):
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
             self._migrate(conn)
+            conn.executescript(INDEXES_ADMIN)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
         """Columns added since the first release, for stores created before them."""
+        added = set()
         for table, column, ddl in (("collections", "uid", "TEXT"), ("jobs", "worker", "TEXT"),
-                                   ("jobs", "lease_until", "REAL")):
+                                   ("jobs", "lease_until", "REAL"), ("api_keys", "owner", "TEXT"),
+                                   ("documents", "bytes", "INTEGER NOT NULL DEFAULT 0")):
             names = {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
             if column not in names:
-                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+                try:
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {ddl}")
+                    added.add(column)
+                except sqlite3.OperationalError as exc:  # another process opening the file added it first
+                    if "duplicate column" not in str(exc):
+                        raise
         conn.execute("UPDATE collections SET uid = id || '.' || lower(hex(randomblob(6))) WHERE uid IS NULL")
+        if "bytes" in added:  # sizes of documents written before quotas, once (as stored_bytes counts them)
+            conn.execute("UPDATE documents SET bytes = (SELECT coalesce(sum(length(CAST(c.text AS BLOB)) "
+                         "+ length(c.vector)), 0) FROM chunks c WHERE c.doc_id = documents.id)")
 
     # -- connections ---------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -159,10 +180,18 @@ class SQLiteStore(AdminTables):
             try:
                 yield conn
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
+                    conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
+            # A failed COMMIT (disk full, I/O error) can leave the transaction open on this
+            # thread's connection; every later write on it would then fail too.
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
             raise _mapped("store write failed", exc) from exc
 
     def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
@@ -340,14 +369,15 @@ class SQLiteStore(AdminTables):
             conn.execute("DELETE FROM chunks WHERE doc_id = ?", (document.id,))
             conn.execute(
                 "INSERT INTO documents (id, collection_id, tenant, owner, source, origin, title, media_type, "
-                "content_hash, metadata, state, error, chunk_count, created, updated) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexed', NULL, ?, ?, ?) "
+                "content_hash, metadata, state, error, chunk_count, created, updated, bytes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'indexed', NULL, ?, ?, ?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET source=excluded.source, origin=excluded.origin, title=excluded.title, "
                 "media_type=excluded.media_type, content_hash=excluded.content_hash, metadata=excluded.metadata, "
-                "state='indexed', error=NULL, chunk_count=excluded.chunk_count, updated=excluded.updated",
+                "state='indexed', error=NULL, chunk_count=excluded.chunk_count, updated=excluded.updated, "
+                "bytes=excluded.bytes",
                 (document.id, cid, scope.tenant, scope.owner, document.source, document.origin, document.title,
                  document.media_type, document.content_hash, json.dumps(document.metadata, default=str),
-                 len(chunks), now, now),
+                 len(chunks), now, now, stored_bytes(chunks, vectors)),
             )
             for chunk, vector in zip(chunks, vectors):
                 cur = conn.execute(
@@ -425,6 +455,11 @@ class SQLiteStore(AdminTables):
             "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)"
         )[0]
         return {"tenants": tenants, "collections": collections, "documents": documents, "chunks": chunks}
+
+    def usage(self, tenant: str) -> TenantUsage:
+        row = self._read("SELECT count(*), coalesce(sum(chunk_count), 0), coalesce(sum(bytes), 0) FROM documents "
+                         "WHERE collection_id IN (SELECT id FROM collections WHERE tenant = ?)", (tenant,))[0]
+        return TenantUsage(*row)
 
     def export_documents(self, tenant: str, collection: str, *, batch: int = 100) -> Iterator[StoredDocument]:
         cid = self._collection_ids(Scope(tenant, (collection,)))[collection]

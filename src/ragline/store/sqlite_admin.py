@@ -5,7 +5,9 @@ its own module so the catalog and the server's bookkeeping evolve separately.
 Keys are stored as the sha256 of a high-entropy secret, never the secret. Every
 job read or write takes the tenant; only the workers' ``claim_job`` spans
 tenants, because it serves all of them. Claims are leased: several processes
-(``ragline serve``, ``ragline worker``) can share one queue on one file.
+(``ragline serve``, ``ragline worker``) can share one queue on one file, and fair
+across tenants (see ``claim_job``). Authentication is a pure read: it never waits
+for SQLite's write lock, which one large document can hold for seconds.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import hmac
 import secrets
 import time
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError, StoreError
+from ..errors import ConfigError
 from ..models import Scope
 from .types import (
     FAILED,
@@ -24,12 +27,14 @@ from .types import (
     JOB_COLUMNS,
     JOB_STATES,
     JOB_UPDATABLE,
+    KEY_COLUMNS,
     KEY_PREFIX,
     QUEUED,
     RUNNING,
     ApiKeyInfo,
     JobInfo,
     StoredKey,
+    caps_params,
     hash_key,
 )
 
@@ -42,7 +47,8 @@ CREATE TABLE IF NOT EXISTS api_keys (
     hash TEXT NOT NULL UNIQUE,
     created REAL NOT NULL,
     last_used REAL,
-    revoked REAL
+    revoked REAL,
+    owner TEXT
 );
 CREATE INDEX IF NOT EXISTS api_keys_tenant ON api_keys (tenant);
 CREATE TABLE IF NOT EXISTS jobs (
@@ -72,8 +78,39 @@ CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs (tenant, collection, created);
 CREATE INDEX IF NOT EXISTS jobs_doc ON jobs (tenant, doc_id);
 """
 
+# Fair claims: a tenant's running jobs, and when it was last served, by index seek.
+# Created after the column migrations (stores older than ``lease_until`` lack it).
+INDEXES_ADMIN = """
+CREATE INDEX IF NOT EXISTS jobs_running ON jobs (tenant, state, lease_until);
+CREATE INDEX IF NOT EXISTS jobs_served ON jobs (tenant, started);
+"""
+
+# Fair claim, in two steps inside the claim's write transaction. Runnable jobs
+# first, then per tenant that has one: its running jobs (live leases), when it was
+# last served (its latest claim), and its cap (the JSON overrides, else the default).
+_FAIR_CANDIDATE = """
+WITH runnable AS (
+    SELECT q.id, q.tenant, q.not_before, q.created FROM jobs q
+    WHERE ((q.state = 'queued' AND q.not_before <= :now)
+           OR (q.state IN ('parsing', 'embedding') AND coalesce(q.lease_until, 0) < :now))
+      AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = q.tenant AND r.doc_id = q.doc_id AND r.id != q.id
+                      AND r.state IN ('parsing', 'embedding') AND r.lease_until >= :now)
+), load AS (
+    SELECT t.tenant,
+           (SELECT count(*) FROM jobs r WHERE r.tenant = t.tenant AND r.state IN ('parsing', 'embedding')
+            AND r.lease_until >= :now) AS running,
+           (SELECT coalesce(max(s.started), 0) FROM jobs s WHERE s.tenant = t.tenant) AS served,
+           coalesce((SELECT c.value FROM json_each(:caps) c WHERE c.key = t.tenant), :cap) AS cap
+    FROM (SELECT DISTINCT tenant FROM runnable) t
+)
+SELECT r.id FROM runnable r JOIN load l ON l.tenant = r.tenant
+WHERE l.running < l.cap
+ORDER BY l.running, l.served, r.not_before, r.created, r.id
+LIMIT 1
+"""
+
 _JOB_COLUMNS = ", ".join(JOB_COLUMNS)
-_KEY_COLUMNS = "id, tenant, label, prefix, created, last_used"
+_KEY_COLUMNS = ", ".join(KEY_COLUMNS)
 
 
 def _job(row: tuple) -> JobInfo:
@@ -81,39 +118,42 @@ def _job(row: tuple) -> JobInfo:
 
 
 def _key(row: tuple) -> ApiKeyInfo:
-    return ApiKeyInfo(*row[:6])
+    return ApiKeyInfo(*row[:len(KEY_COLUMNS)])
 
 
 class AdminTables:
     """API keys and ingestion jobs for ``SQLiteStore``."""
 
     # -- API keys ----------------------------------------------------------
-    def create_api_key(self, tenant: str, label: str | None = None) -> tuple[ApiKeyInfo, str]:
+    def create_api_key(self, tenant: str, label: str | None = None,
+                       owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         """A new key for an existing tenant: (its record, the secret — shown once)."""
         secret = KEY_PREFIX + secrets.token_urlsafe(32)
         key_id = "key_" + secrets.token_hex(6)
         now = time.time()
         with self._write() as conn:
-            conn.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created) VALUES (?, ?, ?, ?, ?, ?)",
-                         (key_id, tenant, label, secret[:10], hash_key(secret), now))
-        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now), secret
+            conn.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (key_id, tenant, label, secret[:10], hash_key(secret), now,
+                                                         owner))
+        return ApiKeyInfo(id=key_id, tenant=tenant, label=label, prefix=secret[:10], created=now, owner=owner), secret
 
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
         """The live key matching ``secret``, or None. Looked up by hash; the hash is
-        compared again in constant time so the index lookup is the only branch."""
+        compared again in constant time so the index lookup is the only branch.
+        Read-only (see ``touch_api_keys``)."""
         digest = hash_key(secret)
         rows = self._read(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys "
                           "WHERE hash = ? AND revoked IS NULL", (digest,))
-        if not rows or not hmac.compare_digest(rows[0][6], digest):
+        if not rows or not hmac.compare_digest(rows[0][len(KEY_COLUMNS)], digest):
             return None
-        info = _key(rows[0])
-        if info.last_used is None or time.time() - info.last_used > 60:  # throttle writes on the hot path
-            try:
-                with self._write() as conn:
-                    conn.execute("UPDATE api_keys SET last_used = ? WHERE id = ?", (time.time(), info.id))
-            except StoreError:  # bookkeeping only: a busy or full disk must not refuse a valid key
-                pass
-        return info
+        return _key(rows[0])
+
+    def touch_api_keys(self, uses: Mapping[str, float]) -> None:
+        if not uses:
+            return
+        with self._write() as conn:
+            conn.executemany("UPDATE api_keys SET last_used = max(coalesce(last_used, 0), ?) WHERE id = ?",
+                             [(when, key_id) for key_id, when in uses.items()])
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         rows = self._read(f"SELECT {_KEY_COLUMNS} FROM api_keys "
@@ -149,24 +189,24 @@ class AdminTables:
         assert job is not None
         return job
 
-    def claim_job(self, worker: str, lease_s: float, max_tries: int) -> JobInfo | None:
+    def claim_job(self, worker: str, lease_s: float, max_tries: int, *, max_running: int | None = None,
+                  max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
         now = time.time()
-        with self._write() as conn:
+        caps, cap = caps_params(max_running, max_running_for)
+        with self._write() as conn:  # BEGIN IMMEDIATE: claims are serialised, so caps hold exactly
             # A job whose worker died too often fails here instead of crash-looping.
             conn.execute(
                 "UPDATE jobs SET state = ?, error = ?, finished = ?, updated = ?, worker = NULL, lease_until = NULL "
-                "WHERE state IN (?, ?) AND lease_until < ? AND tries >= ?",
+                "WHERE state IN (?, ?) AND coalesce(lease_until, 0) < ? AND tries >= ?",
                 (FAILED, f"the worker running this job stopped {max_tries} times; not retried", now, now,
                  *RUNNING, now, max_tries))
+            pick = conn.execute(_FAIR_CANDIDATE, {"now": now, "caps": caps, "cap": cap}).fetchone()
+            if pick is None:
+                return None
             row = conn.execute(
-                f"UPDATE jobs SET state = 'parsing', tries = tries + 1, started = ?, updated = ?, done = 0, "
-                f"error = NULL, worker = ?, lease_until = ? WHERE id = ("
-                f"SELECT q.id FROM jobs q WHERE ((q.state = 'queued' AND q.not_before <= ?) "
-                f"OR (q.state IN ('parsing', 'embedding') AND q.lease_until < ?)) "
-                f"AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.tenant = q.tenant AND r.doc_id = q.doc_id "
-                f"AND r.id != q.id AND r.state IN ('parsing', 'embedding') AND r.lease_until >= ?) "
-                f"ORDER BY q.not_before, q.created LIMIT 1) "
-                f"RETURNING {_JOB_COLUMNS}", (now, now, worker, now + lease_s, now, now, now)).fetchone()
+                "UPDATE jobs SET state = 'parsing', tries = tries + 1, started = ?, updated = ?, done = 0, "
+                f"error = NULL, worker = ?, lease_until = ? WHERE id = ? RETURNING {_JOB_COLUMNS}",
+                (now, now, worker, now + lease_s, pick[0])).fetchone()
         return _job(row) if row else None
 
     def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
@@ -246,14 +286,16 @@ class AdminTables:
     def export_keys(self, tenant: str) -> list[StoredKey]:
         rows = self._read(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = ? ORDER BY created",
                           (tenant,))
-        return [StoredKey(info=_key(r), hash=r[6], revoked=r[7]) for r in rows]
+        n = len(KEY_COLUMNS)
+        return [StoredKey(info=_key(r), hash=r[n], revoked=r[n + 1]) for r in rows]
 
     def import_key(self, key: StoredKey) -> bool:
         i = key.info
         with self._write() as conn:
             cur = conn.execute("INSERT OR IGNORE INTO api_keys (id, tenant, label, prefix, hash, created, last_used, "
-                               "revoked) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked))
+                               "revoked, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                               (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked,
+                                i.owner))
         return cur.rowcount > 0
 
     def export_jobs(self, tenant: str) -> list[JobInfo]:

@@ -7,6 +7,8 @@ API key format. Backends, the engine, the CLI and the server import them.
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +21,16 @@ JOB_STATES = (QUEUED, PARSING, EMBEDDING, INDEXED, FAILED)
 RUNNING = (PARSING, EMBEDDING)
 FINISHED = (INDEXED, FAILED)
 JOB_KINDS = ("file", "text")
+
+UNCAPPED = 1 << 62
+"""A tenant's running-jobs cap when it has none (claim queries compare numbers, not NULLs)."""
+
+
+def caps_params(max_running: int | None, max_running_for: Mapping[str, int | None] | None) -> tuple[str, int]:
+    """``claim_job``'s caps as SQL parameters: (per-tenant caps as a JSON object, the
+    default cap), with "no cap" as ``UNCAPPED``."""
+    caps = {t: UNCAPPED if c is None else int(c) for t, c in (max_running_for or {}).items()}
+    return json.dumps(caps), UNCAPPED if max_running is None else int(max_running)
 
 # -- API keys ----------------------------------------------------------------
 KEY_PREFIX = "rl-"
@@ -126,6 +138,23 @@ class ApiKeyInfo:
     prefix: str
     created: float
     last_used: float | None = None
+    owner: str | None = None
+    """Set for a key bound to one user of the tenant: every request made with it acts
+    as that owner (shared documents plus the owner's own), whatever it names."""
+
+
+KEY_COLUMNS = ("id", "tenant", "label", "prefix", "created", "last_used", "owner")
+"""ApiKeyInfo's fields in order: backends select these columns and build ``ApiKeyInfo(*row)``."""
+
+
+@dataclass(frozen=True)
+class TenantUsage:
+    """What a tenant stores, for quotas: documents, chunks, and bytes (chunk text as
+    UTF-8 plus vectors as float32, summed per document when it is written)."""
+
+    documents: int = 0
+    chunks: int = 0
+    bytes: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,3 +200,9 @@ JOB_COLUMNS = ("id", "tenant", "collection", "owner", "doc_id", "source", "kind"
 """JobInfo's fields in order: backends select these columns and build ``JobInfo(*row)``."""
 
 JOB_UPDATABLE = frozenset({"state", "done", "total", "error", "tries", "not_before", "started", "finished", "path"})
+
+
+def stored_bytes(chunks: list[ChunkRecord], vectors: Any) -> int:
+    """What a document costs against the tenant's ``stored_mb`` quota: its chunks' text
+    as UTF-8 plus its vectors as float32 (one definition for every backend)."""
+    return sum(len(c.text.encode("utf-8", "surrogatepass")) for c in chunks) + 4 * int(getattr(vectors, "size", 0))

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .base import GENERATORS, GenerationRequest, Generator, ProviderSpec, make_generator
+from .base import GENERATORS, GenerationRequest, Generator, ProviderSpec, allowed_generators, make_generator
 
-__all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "make_generator"]
+__all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "allowed_generators", "make_generator"]

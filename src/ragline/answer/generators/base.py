@@ -7,6 +7,12 @@ fail after their retries; the answer service then falls back to ``extractive``.
 The factory is the edge where the usual provider variables (``OPENAI_API_KEY``,
 ``GEMINI_API_KEY``, ``ANTHROPIC_API_KEY``, ``GROQ_API_KEY``, ``OLLAMA_HOST``,
 ``OPENAI_BASE_URL``) are read; explicit settings win over them.
+
+Keys stay with their providers. The operator's ``base_url``, ``api_key`` and
+``model`` settings belong to the configured generator (``settings.name``) alone; any
+other provider is built from its own defaults and its own variables, so a key read
+from ``OPENAI_API_KEY`` reaches only OpenAI's URL or the one the operator set for
+OpenAI. A request picks a provider by name only, from ``allowed_generators``.
 """
 
 from __future__ import annotations
@@ -115,13 +121,29 @@ def _ollama_base(value: str) -> str:
     return value if value.endswith("/v1") else f"{value}/v1"
 
 
+def allowed_generators(settings: GeneratorSettings) -> tuple[str, ...]:
+    """The generator names a request may choose: the configured one first, then
+    ``settings.allowed`` (default: ``extractive``). An unknown name there is a
+    ``ConfigError``: the operator's list must mean what it says."""
+    configured = settings.name.strip().lower()
+    listed = settings.allowed if settings.allowed is not None else ("extractive",)
+    names = tuple(dict.fromkeys([configured, *(n.strip().lower() for n in listed)]))
+    for name in names:
+        if name not in GENERATORS:
+            where = "generator.name" if name == configured else "generator.allowed"
+            raise ConfigError(f"unknown generator {name!r} in {where}; choose from: {', '.join(GENERATORS)}")
+    return names
+
+
 def make_generator(settings: GeneratorSettings, *, name: str | None = None, embedder: Embedder | None = None,
                    env: Mapping[str, str] | None = None) -> Generator:
     """Build the generator named ``name`` (default: ``settings.name``).
 
     Unknown names raise ``ConfigError`` listing the known ones. A missing API key
     is not an error here: the provider then fails at call time and the answer
-    falls back to extractive, saying why.
+    falls back to extractive, saying why. ``settings.base_url``, ``api_key`` and
+    ``model`` apply only when ``name`` is ``settings.name``. No allow-list here:
+    callers that take a name from a request check ``allowed_generators`` first.
     """
     name = (name or settings.name).strip().lower()
     spec = GENERATORS.get(name)
@@ -130,19 +152,22 @@ def make_generator(settings: GeneratorSettings, *, name: str | None = None, embe
     if name == "extractive":
         return spec.factory(embedder=embedder)
     env = os.environ if env is None else env
-    base_url = settings.base_url
+    # The operator's URL, key and model were set for the configured provider; handing
+    # them to another one would send, say, the OpenAI key to whatever OLLAMA_HOST is.
+    own = name == settings.name.strip().lower()
+    base_url = settings.base_url if own else None
     if base_url is None:
         from_env = next((env[v] for v in spec.base_url_env if env.get(v)), None)
         if from_env is not None:
             base_url = _ollama_base(from_env) if name == "ollama" else from_env
     base_url = (base_url or spec.base_url or "").rstrip("/")
-    api_key = settings.api_key or next((env[v] for v in spec.key_env if env.get(v)), None)
+    api_key = (settings.api_key if own else None) or next((env[v] for v in spec.key_env if env.get(v)), None)
     missing_key = None
     if api_key is None and spec.needs_key and base_url == (spec.base_url or "").rstrip("/"):
         names = " or ".join(["RAGLINE_GENERATOR__API_KEY", *spec.key_env])
         missing_key = f"no API key for {name}: set {names}"
     return spec.factory(
-        name=name, base_url=base_url, model=settings.model or spec.model, api_key=api_key,
+        name=name, base_url=base_url, model=(settings.model if own else None) or spec.model, api_key=api_key,
         timeout=settings.timeout, max_retries=settings.max_retries, backoff=settings.retry_backoff,
         max_wait=settings.retry_max_wait, missing_key=missing_key,
     )

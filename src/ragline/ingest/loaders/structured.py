@@ -98,6 +98,31 @@ class JsonLoader:
         return [Document(source=source, blocks=[Block(text="\n".join(lines))], media_type=self.media_type)]
 
 
+MAX_RECORD_ID_CHARS = 200
+
+
+def record_id_problem(key: str) -> str | None:
+    """Why a record id cannot name a source, or None. Ids end up in sources, citations
+    and prompts, so like file names they must be printable (no control, format or
+    line-separator characters that could fake a "SYSTEM:" line), bounded, and free of
+    path separators."""
+    if len(key) > MAX_RECORD_ID_CHARS:
+        return f"longer than {MAX_RECORD_ID_CHARS} characters ({len(key):,})"
+    bad = next((ch for ch in key if not ch.isprintable()), None)
+    if bad is not None:
+        return f"contains the non-printable character U+{ord(bad):04X}"
+    if "/" in key or "\\" in key:
+        return "contains a path separator (/ or \\)"
+    if key.strip() != key:
+        return "starts or ends with a space"
+    return None
+
+
+def _shown(key: str) -> str:
+    """An id quoted for an error message: escaped, and short."""
+    return ascii(key[:60] + ("…" if len(key) > 60 else ""))
+
+
 class JsonLinesLoader:
     """One document per line; ``source`` becomes ``<file>#<_id>``. A bad line is
     reported on its own and does not stop the rest of the file."""
@@ -110,7 +135,10 @@ class JsonLinesLoader:
         text = require_text(decode_text(data, source), source)
         out: list[Document | LoaderError] = []
         seen: set[str] = set()
-        for number, line in enumerate(text.splitlines(), start=1):
+        # "\n" only: str.splitlines() also breaks at U+2028, U+0085 and other characters
+        # that JSON strings may hold unescaped (web-scraped corpora do).
+        for number, line in enumerate(text.split("\n"), start=1):
+            line = line.removesuffix("\r")
             if not line.strip():
                 continue
             where = f"{source}:{number}"
@@ -123,6 +151,10 @@ class JsonLinesLoader:
                 out.append(LoaderError(where, "a JSON Lines record must be an object"))
                 continue
             key = next((str(record[k]) for k in _ID_KEYS if record.get(k) not in (None, "")), str(number))
+            problem = record_id_problem(key)
+            if problem:
+                out.append(LoaderError(where, f"record id {_shown(key)} refused: {problem}"))
+                continue
             if key in seen:
                 out.append(LoaderError(where, f"duplicate id {key!r}"))
                 continue

@@ -53,6 +53,7 @@ class TextLoader:
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 class MarkdownLoader:
@@ -76,7 +77,9 @@ class MarkdownLoader:
                 blocks.append(Block(text=body, section=" > ".join(path) or None))
             lines.clear()
 
-        for line in text.splitlines():
+        # CommonMark's line endings only: str.splitlines() would also break at U+2028,
+        # U+0085 and form feeds inside a paragraph.
+        for line in _LINE_END.split(text):
             if _FENCE.match(line):
                 in_fence = not in_fence
             match = None if in_fence else _HEADING.match(line)

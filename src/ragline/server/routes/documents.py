@@ -16,6 +16,7 @@ from ..deps import (
     CollectionPath,
     Owner,
     all_collections_scope,
+    check_storage_quota,
     engine,
     note,
     note_owner,
@@ -25,7 +26,7 @@ from ..deps import (
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
 from ..schemas import OWNER_PATTERN, ChunkOut, DocumentList, DocumentOut, JobList, JobOut, TextDocumentsIn
-from ..uploads import clean_filename
+from ..uploads import MAX_NAME_BYTES, PASSWORD_FILE, clean_filename
 
 router = APIRouter(prefix="/v1", tags=["documents"], responses=responses(401, 422, 503))
 
@@ -75,35 +76,52 @@ def _queued(request: Request, jobs: list[JobInfo]) -> dict:
              responses=responses(400, 409, 413, 415))
 def upload_documents(request: Request, name: CollectionPath,
                      files: Annotated[list[UploadFile], File(description="One or more files")], who: Tenant,
-                     owner: Annotated[str | None, Form(pattern=OWNER_PATTERN)] = None) -> dict:
-    """Upload files; each becomes a background job (202 at once). Creates the collection if needed."""
-    limit = request.app.state.settings.server.max_file_mb * 1024 * 1024
+                     owner: Annotated[str | None, Form(pattern=OWNER_PATTERN)] = None,
+                     password: Annotated[str | None, Form(
+                         max_length=1024, json_schema_extra={"format": "password"},
+                         description="Password of encrypted PDFs in this upload; kept only until their jobs "
+                                     "finish, never in job records or logs")] = None) -> dict:
+    """Upload files; each becomes a background job (202 at once). Creates the collection if needed.
+    Every file is checked (name, type, size) before any is kept or queued."""
+    checked = _check_files(files, request.app.state.settings.server.max_file_mb * 1024 * 1024)
+    check_storage_quota(request, who, len(checked))
+    scope = scope_for(request, who, name, owner)
+    engine(request).collection(scope)
+    uploads = request.app.state.uploads
+    # Keep every file before queuing any job, so a request that fails half way queues nothing.
+    kept = [(filename, *uploads.save_file(scope, filename, upload.file, password)) for filename, upload in checked]
+    jobs = [engine(request).create_job(scope, doc_id=doc_id, source=filename, kind="file", path=str(path))
+            for filename, doc_id, path in kept]
+    return _queued(request, jobs)
+
+
+def _check_files(files: list[UploadFile], limit: float) -> list[tuple[str, UploadFile]]:
+    """Each upload's clean file name, or the request's first problem as an error."""
     extensions = set(supported_extensions())
-    checked = []
+    checked: list[tuple[str, UploadFile]] = []
     for upload in files:
         filename = clean_filename(upload.filename)
         if filename is None:
-            raise ApiError(400, "bad_request", f"invalid file name {upload.filename!r}")
+            shown = (upload.filename or "")[:100]
+            raise ApiError(400, "bad_request", f"invalid file name {shown!r}: use a base name of 1–{MAX_NAME_BYTES} "
+                                               f"bytes in UTF-8 (not {PASSWORD_FILE} or .upload-…)")
         if PurePath(filename).suffix.lower() not in extensions:
             raise ApiError(415, "unsupported_media_type",
                            f"{filename}: unsupported file type; supported: {', '.join(sorted(extensions))}")
         if upload.size is not None and upload.size > limit:
             raise ApiError(413, "payload_too_large",
                            f"{filename} is {upload.size / 1e6:.1f} MB, over the {limit / 1e6:.1f} MB per-file limit")
+        if any(filename == seen for seen, _ in checked):
+            raise ApiError(400, "bad_request", f"{filename} appears twice in this upload")
         checked.append((filename, upload))
-    scope = scope_for(request, who, name, owner)
-    engine(request).collection(scope)
-    uploads, jobs = request.app.state.uploads, []
-    for filename, upload in checked:
-        doc_id, path = uploads.save_file(scope, filename, upload.file)
-        jobs.append(engine(request).create_job(scope, doc_id=doc_id, source=filename, kind="file", path=str(path)))
-    return _queued(request, jobs)
+    return checked
 
 
 @router.post("/collections/{name}/documents/text", status_code=202, response_model=JobList,
              responses=responses(400, 409, 413))
 def add_text_documents(body: TextDocumentsIn, request: Request, name: CollectionPath, who: Tenant) -> dict:
     """Add documents given as text; each becomes a background job (202 at once)."""
+    check_storage_quota(request, who, len(body.documents))
     scope = scope_for(request, who, name, body.owner)
     engine(request).collection(scope)
     uploads, jobs = request.app.state.uploads, []

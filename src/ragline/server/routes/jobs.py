@@ -6,7 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from ..auth import Tenant
+from ...store.types import JobInfo
+from ..auth import Principal, Tenant
 from ..deps import Owner, engine, note_owner
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
@@ -27,21 +28,25 @@ def list_jobs(request: Request, who: Tenant,
     return {"jobs": [job_to_dict(j, runner.live(j.id)) for j in jobs]}
 
 
+def _visible_job(request: Request, who: Principal, job_id: str) -> JobInfo:
+    """The tenant's job, unless an owner-bound key asks for another owner's: 404 either way."""
+    job = engine(request).get_job(who.tenant, job_id)
+    if job is None or (who.owner is not None and job.owner not in (None, who.owner)):
+        raise not_found(f"job {job_id!r}")
+    return job
+
+
 @router.get("/{job_id}", response_model=JobOut, responses=responses(404))
 def get_job(job_id: str, request: Request, who: Tenant) -> dict:
     """One job: state, progress (done/total chunks), ETA, error and tries."""
-    job = engine(request).get_job(who.tenant, job_id)
-    if job is None:
-        raise not_found(f"job {job_id!r}")
+    job = _visible_job(request, who, job_id)
     return job_to_dict(job, request.app.state.runner.live(job.id))
 
 
 @router.post("/{job_id}/retry", status_code=202, response_model=JobOut, responses=responses(404, 409))
 def retry_job(job_id: str, request: Request, who: Tenant) -> dict:
     """Queue a failed job again."""
-    job = engine(request).get_job(who.tenant, job_id)
-    if job is None:
-        raise not_found(f"job {job_id!r}")
+    job = _visible_job(request, who, job_id)
     if job.state != "failed" or not engine(request).requeue_job(who.tenant, job_id):
         raise ApiError(409, "conflict", f"job {job_id!r} is {job.state}; only a failed job can be retried")
     request.app.state.runner.notify()

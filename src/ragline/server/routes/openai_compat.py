@@ -14,16 +14,30 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ...errors import NotFoundError
 from ..auth import Tenant
 from ..deps import engine, note, require_collection, scope_for
 from ..errors import ApiError, map_exception, responses
-from ..schemas import NAME_PATTERN, OWNER_PATTERN, CitationOut
+from ..schemas import (
+    CHAT_MAX_MESSAGES,
+    CHAT_MESSAGE_MAX_CHARS,
+    CHAT_TOTAL_MAX_CHARS,
+    NAME_PATTERN,
+    OWNER_PATTERN,
+    QUESTION_MAX_CHARS,
+    CitationOut,
+)
 from .ask import SSE_DOC, ask_events, record_answer
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=responses(401, 422, 503))
+
+
+def _text(content: str | list[dict[str, Any]] | None) -> str:
+    if isinstance(content, list):  # content parts: keep the text ones
+        return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
+    return content or ""
 
 
 class ModelOut(BaseModel):
@@ -41,7 +55,18 @@ class ModelList(BaseModel):
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
-    content: str | list[dict[str, Any]] | None = None
+    content: str | list[dict[str, Any]] | None = Field(
+        default=None, description=f"At most {CHAT_MESSAGE_MAX_CHARS:,} characters of text")
+
+    @field_validator("content")
+    @classmethod
+    def _bounded(cls, content: str | list[dict[str, Any]] | None) -> str | list[dict[str, Any]] | None:
+        if isinstance(content, list) and len(content) > 100:
+            raise ValueError(f"a message holds {len(content):,} content parts; the limit is 100")
+        chars = len(_text(content))
+        if chars > CHAT_MESSAGE_MAX_CHARS:
+            raise ValueError(f"a message holds {chars:,} characters; the limit is {CHAT_MESSAGE_MAX_CHARS:,} per message")
+        return content
 
 
 class ChatCompletionIn(BaseModel):
@@ -49,9 +74,17 @@ class ChatCompletionIn(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     model: str = Field(max_length=64, description="The collection to answer from (see GET /v1/models)")
-    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    messages: list[ChatMessage] = Field(min_length=1, max_length=CHAT_MAX_MESSAGES,
+                                        description=f"At most {CHAT_TOTAL_MAX_CHARS:,} characters of text in all")
     stream: bool = False
     user: str | None = Field(default=None, pattern=OWNER_PATTERN, description="Owner: a user inside the tenant")
+
+    @model_validator(mode="after")
+    def _bounded(self) -> ChatCompletionIn:
+        chars = sum(len(_text(m.content)) for m in self.messages)
+        if chars > CHAT_TOTAL_MAX_CHARS:
+            raise ValueError(f"messages hold {chars:,} characters; the limit is {CHAT_TOTAL_MAX_CHARS:,} in all")
+        return self
 
 
 class AssistantMessage(BaseModel):
@@ -88,12 +121,6 @@ def list_models(request: Request, who: Tenant) -> dict:
                                         "owned_by": who.tenant} for c in engine(request).list_collections(who.tenant)]}
 
 
-def _text(content: str | list[dict[str, Any]] | None) -> str:
-    if isinstance(content, list):  # content parts: keep the text ones
-        return "\n".join(str(p.get("text", "")) for p in content if p.get("type") == "text")
-    return content or ""
-
-
 def _sources(citations: list[dict[str, Any]]) -> str:
     if not citations:
         return ""
@@ -120,6 +147,9 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
     except NotFoundError as exc:
         raise NotFoundError(f"model {body.model!r} not found (models are collection names: GET /v1/models)") from exc
     question, prompt_tokens = questions[-1], sum(_tokens(_text(m.content)) for m in body.messages)
+    if len(question) > QUESTION_MAX_CHARS:  # what is searched and answered: the same limit as /v1/ask
+        raise ApiError(422, "invalid_request", f"the question (the last user message) holds {len(question):,} "
+                                               f"characters; the limit is {QUESTION_MAX_CHARS:,}")
     completion_id, created = "chatcmpl-" + uuid.uuid4().hex, int(time.time())
     if not body.stream:
         answer = engine(request).ask(question, scope, stream=False).to_dict()

@@ -22,7 +22,7 @@ def _tenant_created(request: Request, name: str) -> float:
 
 
 def _key_out(info) -> dict:  # type: ignore[no-untyped-def]
-    return {"id": info.id, "tenant": info.tenant, "label": info.label, "prefix": info.prefix,
+    return {"id": info.id, "tenant": info.tenant, "label": info.label, "owner": info.owner, "prefix": info.prefix,
             "created": info.created, "last_used": info.last_used}
 
 
@@ -42,9 +42,11 @@ def list_tenants(request: Request) -> dict:
 
 @admin.post("/{tenant}/keys", status_code=201, response_model=NewKeyOut, responses=responses(404))
 def create_key(tenant: str, request: Request, body: KeyIn | None = None) -> dict:
-    """A new API key for the tenant; the secret is in this response only."""
+    """A new API key for the tenant; the secret is in this response only. With ``owner``,
+    the key is bound to that user: a browser app can hand it to the user, who then sees
+    only shared documents and their own."""
     _tenant_created(request, tenant)
-    info, secret = engine(request).create_api_key(tenant, body.label if body else None)
+    info, secret = engine(request).create_api_key(tenant, body.label if body else None, body.owner if body else None)
     return {**_key_out(info), "key": secret}
 
 
@@ -63,8 +65,10 @@ def revoke_key(tenant: str, key_id: str, request: Request) -> Response:
     return Response(status_code=204)
 
 
-@router.get("/me", response_model=MeOut, tags=["tenants"], responses=responses(401, 503))
+@router.get("/me", response_model=MeOut, response_model_exclude_none=True, tags=["tenants"],
+            responses=responses(401, 503))
 def me(who: Tenant) -> dict:
-    """The tenant the presented key belongs to."""
-    return {"tenant": who.tenant, "key_id": who.key_id}
+    """The tenant the presented key belongs to, and the owner it is bound to (only for an
+    owner-bound key)."""
+    return {"tenant": who.tenant, "key_id": who.key_id, "owner": who.owner}
 

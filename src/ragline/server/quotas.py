@@ -1,0 +1,108 @@
+"""Per-tenant quotas (``settings.quotas``, docs/scaling.md): a refusal is a 429 with
+``Retry-After``.
+
+- Requests per minute: a token bucket per tenant in this process, holding up to a
+  minute's worth (bursts are fine, a sustained flood is not). Replicas each count
+  their own, so N replicas admit up to N times the rate: a shared counter would put
+  a store round trip on every request, the thing this guards.
+- Stored documents, chunks and bytes: checked against the catalog
+  (``Engine.usage``) before an upload is accepted; a tenant at or over a limit
+  gets no new documents (replacing or deleting still works). One accepted
+  request can overshoot by what it holds, since its size is known only once
+  ingested.
+- Concurrent jobs: capped where workers claim (``Engine.claim_job``), not here.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from .errors import ApiError
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import QuotaSettings
+
+STORAGE_RETRY_AFTER_S = 60
+"""Retry-After of a storage refusal: space comes back only when documents are deleted."""
+
+
+class TokenBucket:
+    """``capacity`` tokens, refilled at ``rate`` per second."""
+
+    def __init__(self, capacity: float, rate: float, now: float) -> None:
+        self.capacity, self.rate = capacity, rate
+        self.tokens, self.updated = capacity, now
+
+    def take(self, now: float) -> float:
+        """Take one token: 0 if there was one, else the seconds until there is."""
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.rate
+
+
+class Quotas:
+    """The quota checks of one server process."""
+
+    def __init__(self, settings: QuotaSettings) -> None:
+        self.settings = settings
+        self._buckets: dict[str, tuple[int, TokenBucket]] = {}
+        self._lock = threading.Lock()
+
+    def admit_request(self, tenant: str) -> None:
+        """Count one request of the tenant; 429 ``rate_limited`` over its rate."""
+        rpm = self.settings.for_tenant(tenant).requests_per_minute
+        if rpm is None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            held = self._buckets.get(tenant)
+            if held is None or held[0] != rpm:
+                held = (rpm, TokenBucket(rpm, rpm / 60.0, now))
+                self._buckets[tenant] = held
+            wait = held[1].take(now)
+        if wait > 0:
+            raise ApiError(429, "rate_limited",
+                           f"tenant {tenant!r} is over its {rpm} requests per minute (quotas.requests_per_minute); "
+                           f"retry in {math.ceil(wait)} s", headers={"Retry-After": str(math.ceil(wait))})
+
+    def check_storage(self, engine: Engine, tenant: str, new_documents: int = 0) -> None:
+        """429 ``quota_exceeded`` when the tenant's stored documents, chunks or bytes are
+        at their limit (or ``new_documents`` more would pass the document limit)."""
+        limits = self.settings.for_tenant(tenant)
+        if limits.documents is None and limits.chunks is None and limits.stored_mb is None:
+            return
+        used = engine.usage(tenant)
+        over = None
+        if limits.documents is not None and used.documents + max(new_documents, 1) > limits.documents:
+            adding = f" + {new_documents} in this request" if new_documents else ""
+            over = f"{used.documents} documents stored{adding}, {limits.documents} allowed (quotas.documents)"
+        elif limits.chunks is not None and used.chunks >= limits.chunks:
+            over = f"{used.chunks} chunks stored, {limits.chunks} allowed (quotas.chunks)"
+        elif limits.stored_mb is not None and used.bytes >= limits.stored_mb * 1024 * 1024:
+            over = f"{used.bytes / 2**20:.1f} MB stored, {limits.stored_mb:g} MB allowed (quotas.stored_mb)"
+        if over is not None:
+            raise ApiError(429, "quota_exceeded", f"tenant {tenant!r} is at its storage quota: {over}; delete "
+                           "documents or ask the operator to raise it",
+                           headers={"Retry-After": str(STORAGE_RETRY_AFTER_S)})
+
+
+_create_lock = threading.Lock()
+
+
+def quotas_of(app: object) -> Quotas:
+    """The app's ``Quotas`` (``app.state.quotas``), made on first use from its settings."""
+    state = app.state  # type: ignore[attr-defined]
+    quotas = getattr(state, "quotas", None)
+    if quotas is None:
+        with _create_lock:
+            quotas = getattr(state, "quotas", None)
+            if quotas is None:
+                quotas = state.quotas = Quotas(state.settings.quotas)
+    return quotas
