@@ -143,3 +143,9 @@ def test_vectors_and_document_chunk_ids_respect_the_scope(engine) -> None:
     assert len(chunk_ids) == doc.chunks >= 3 and len(set(chunk_ids)) == len(chunk_ids)
     assert set(engine.store.vectors(ann, chunk_ids)) == set(chunk_ids)
     assert engine.store.document_chunk_ids(bob, doc.id) == [] and engine.store.vectors(bob, chunk_ids) == {}
+
+
+def test_k_zero_is_an_error_not_the_default(engine) -> None:
+    engine.add_documents(docs(2), S)
+    with pytest.raises(ConfigError, match="k must be at least 1"):
+        engine.search("fees", S, k=0)

@@ -37,7 +37,7 @@ class Searcher:
         mode = mode or self.settings.mode
         if mode not in MODES:
             raise ConfigError(f"unknown search mode {mode!r}; choose one of: {', '.join(MODES)}")
-        k = k or self.settings.k
+        k = self.settings.k if k is None else k
         if k < 1:
             raise ConfigError(f"k must be at least 1, got {k}")
         if not query.strip():
