@@ -27,17 +27,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
 from ..models import Scope
+from .sql import job_list_conditions, job_update
 from .types import (
     FAILED,
-    FINISHED,
     JOB_COLUMNS,
     JOB_STATES,
-    JOB_UPDATABLE,
     KEY_COLUMNS,
     KEY_PREFIX,
-    QUEUED,
     RUNNING,
     UNCAPPED,
     ApiKeyInfo,
@@ -203,14 +200,7 @@ class AdminMixin:
             return cur.rowcount > 0
 
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
-        unknown = set(fields) - JOB_UPDATABLE
-        if unknown:
-            raise ConfigError(f"unknown job fields: {sorted(unknown)}")
-        fields["updated"] = time.time()
-        if fields.get("state") == QUEUED:
-            fields.update(worker=None, lease_until=None)
-        elif fields.get("state") in FINISHED:  # the worker stays on record: who finished it
-            fields.update(lease_until=None)
+        fields = job_update(fields)
         sets = ", ".join(f"{name} = %s" for name in fields)  # names come from JOB_UPDATABLE only
         with self._tx(tenant) as cur:
             cur.execute(f"UPDATE jobs SET {sets} WHERE tenant = %s AND id = %s", [*fields.values(), tenant, job_id])
@@ -225,18 +215,12 @@ class AdminMixin:
     def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
                   doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000,
                   all_owners: bool = True, owner: str | None = None) -> list[JobInfo]:
-        where, params = ["tenant = %s"], [tenant]
-        for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
-            if value is not None:
-                where.append(f"{column} = %s")
-                params.append(value)
-        if not all_owners:
-            where.append("owner IS NULL" if owner is None else "(owner IS NULL OR owner = %s)")
-            params += [] if owner is None else [owner]
-        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+        where, params = job_list_conditions(tenant, "%s", collection=collection, state=state, doc_id=doc_id,
+                                            all_owners=all_owners, owner=owner)
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {where}"
         if latest_per_document:
             sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
-                   f"ORDER BY created DESC, seq DESC) AS n FROM jobs WHERE {' AND '.join(where)}) j WHERE n = 1")
+                   f"ORDER BY created DESC, seq DESC) AS n FROM jobs WHERE {where}) j WHERE n = 1")
         with self._tx(tenant) as cur:
             rows = cur.execute(f"{sql} ORDER BY created DESC, id LIMIT %s", [*params, limit]).fetchall()
         return [_job(r) for r in rows]

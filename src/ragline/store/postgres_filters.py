@@ -25,6 +25,7 @@ import psycopg
 
 from ..errors import ConfigError
 from .filters import Condition, Filter
+from .sql import COMPARISONS, compile_conditions
 from .types import CollectionRef
 
 MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector/tsquery lexemes
@@ -32,45 +33,19 @@ MAX_POSITION = 16383  # largest tsvector position
 MAX_POSITIONS = 256  # positions kept per lexeme: term frequencies are exact up to this
 K1, B = 1.2, 0.75  # FTS5's bm25() constants
 
-_COLUMNS = {
-    "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
-    "page": "c.page", "section": "c.section", "owner": "d.owner",
-}
-_CMP = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _VALUE = "(d.metadata -> %s::text)"
 
 
 def compile_postgres(conditions: Filter) -> tuple[str, list[Any]]:
     """``(" AND …", params)`` with ``%s`` placeholders; empty when there is no condition."""
-    if not conditions:
-        return "", []
-    clauses: list[str] = []
-    params: list[Any] = []
-    for cond in conditions:
-        sql, values = _field(cond) if cond.field else _meta(cond)
-        clauses.append(sql)
-        params += values
-    return " AND " + " AND ".join(clauses), params
-
-
-def _field(cond: Condition) -> tuple[str, list[Any]]:
-    column = _COLUMNS[cond.key]
-    if cond.op == "in":
-        return f"{column} IN ({','.join(['%s'] * len(cond.value))})", list(cond.value)
-    if cond.value is None:
-        return (f"{column} IS NULL", []) if cond.op == "eq" else (f"{column} IS NOT NULL", [])
-    if cond.op == "eq":
-        return f"{column} = %s", [cond.value]
-    if cond.op == "ne":
-        return f"{column} IS DISTINCT FROM %s", [cond.value]
-    return f"{column} {_CMP[cond.op]} %s", [cond.value]
+    return compile_conditions(conditions, "%s", _meta)
 
 
 def _meta(cond: Condition) -> tuple[str, list[Any]]:
     if cond.op == "in":
         return f"{_VALUE} = ANY(%s::jsonb[])", [cond.key, [_json(v) for v in cond.value]]
-    if cond.op in _CMP:
-        return (f"(CASE WHEN jsonb_typeof({_VALUE}) = 'number' THEN {_VALUE}::numeric {_CMP[cond.op]} %s::numeric "
+    if cond.op in COMPARISONS:
+        return (f"(CASE WHEN jsonb_typeof({_VALUE}) = 'number' THEN {_VALUE}::numeric {COMPARISONS[cond.op]} %s::numeric "
                 f"ELSE false END)", [cond.key, cond.key, cond.value])
     sql, params = _equals(cond.key, cond.value)
     if cond.op == "ne":

@@ -19,17 +19,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ConfigError
 from ..models import Scope
+from .sql import job_list_conditions, job_update
 from .types import (
     FAILED,
-    FINISHED,
     JOB_COLUMNS,
     JOB_STATES,
-    JOB_UPDATABLE,
     KEY_COLUMNS,
     KEY_PREFIX,
-    QUEUED,
     RUNNING,
     ApiKeyInfo,
     JobInfo,
@@ -217,14 +214,7 @@ class AdminTables:
 
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
         """Set job fields (state, done, total, error, …); False if the job is gone."""
-        unknown = set(fields) - JOB_UPDATABLE
-        if unknown:
-            raise ConfigError(f"unknown job fields: {sorted(unknown)}")
-        fields["updated"] = time.time()
-        if fields.get("state") == QUEUED:
-            fields.update(worker=None, lease_until=None)
-        elif fields.get("state") in FINISHED:  # the worker stays on record: who finished it
-            fields.update(lease_until=None)
+        fields = job_update(fields)
         sets = ", ".join(f"{name} = ?" for name in fields)
         with self._write() as conn:
             cur = conn.execute(f"UPDATE jobs SET {sets} WHERE tenant = ? AND id = ?",
@@ -241,18 +231,12 @@ class AdminTables:
         """A tenant's jobs, newest first; optionally only the newest per document.
         With ``all_owners=False``, only the jobs ``owner`` may see, as for documents:
         shared ones, plus its own (filtered before ``limit``)."""
-        where, params = ["tenant = ?"], [tenant]
-        for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
-            if value is not None:
-                where.append(f"{column} = ?")
-                params.append(value)
-        if not all_owners:
-            where.append("owner IS NULL" if owner is None else "(owner IS NULL OR owner = ?)")
-            params += [] if owner is None else [owner]
-        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {' AND '.join(where)}"
+        where, params = job_list_conditions(tenant, "?", collection=collection, state=state, doc_id=doc_id,
+                                            all_owners=all_owners, owner=owner)
+        sql = f"SELECT {_JOB_COLUMNS} FROM jobs WHERE {where}"
         if latest_per_document:
             sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
-                   f"ORDER BY created DESC, rowid DESC) AS n FROM jobs WHERE {' AND '.join(where)}) WHERE n = 1")
+                   f"ORDER BY created DESC, rowid DESC) AS n FROM jobs WHERE {where}) WHERE n = 1")
         return [_job(r) for r in self._read(f"{sql} ORDER BY created DESC, id LIMIT ?", [*params, limit])]
 
     def requeue_job(self, tenant: str, job_id: str) -> bool:

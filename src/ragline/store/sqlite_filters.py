@@ -6,39 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from .filters import Condition, Filter
+from .sql import COMPARISONS, compile_conditions
 
-_COLUMNS = {
-    "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
-    "page": "c.page", "section": "c.section", "owner": "d.owner",
-}
-_CMP = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 _NUMBER = "json_type(d.metadata, ?) IN ('integer', 'real')"
 
 
 def compile_sqlite(conditions: Filter) -> tuple[str, list[Any]]:
     """``(" AND …", params)``; empty when there is no condition."""
-    if not conditions:
-        return "", []
-    clauses: list[str] = []
-    params: list[Any] = []
-    for cond in conditions:
-        sql, values = _field(cond) if cond.field else _meta(cond)
-        clauses.append(sql)
-        params += values
-    return " AND " + " AND ".join(clauses), params
-
-
-def _field(cond: Condition) -> tuple[str, list[Any]]:
-    column = _COLUMNS[cond.key]
-    if cond.op == "in":
-        return f"{column} IN ({','.join('?' * len(cond.value))})", list(cond.value)
-    if cond.value is None:
-        return (f"{column} IS NULL", []) if cond.op == "eq" else (f"{column} IS NOT NULL", [])
-    if cond.op == "eq":
-        return f"{column} = ?", [cond.value]
-    if cond.op == "ne":
-        return f"{column} IS NOT ?", [cond.value]
-    return f"{column} {_CMP[cond.op]} ?", [cond.value]
+    return compile_conditions(conditions, "?", _meta)
 
 
 def _meta(cond: Condition) -> tuple[str, list[Any]]:
@@ -46,8 +21,8 @@ def _meta(cond: Condition) -> tuple[str, list[Any]]:
     if cond.op == "in":
         parts, params = zip(*(_equals(path, v) for v in cond.value))
         return "(" + " OR ".join(parts) + ")", [p for group in params for p in group]
-    if cond.op in _CMP:
-        return f"({_NUMBER} AND json_extract(d.metadata, ?) {_CMP[cond.op]} ?)", [path, path, cond.value]
+    if cond.op in COMPARISONS:
+        return f"({_NUMBER} AND json_extract(d.metadata, ?) {COMPARISONS[cond.op]} ?)", [path, path, cond.value]
     sql, params = _equals(path, cond.value)
     if cond.op == "ne":
         return f"NOT coalesce({sql}, 0)", params

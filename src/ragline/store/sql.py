@@ -1,0 +1,80 @@
+"""What the two relational backends (SQLite, PostgreSQL) build alike, with the
+placeholder (``?`` or ``%s``) as the only difference: filter conditions on document
+and chunk fields, the job-list query's conditions, and a job update's fields."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ConfigError
+from .filters import Condition, Filter
+from .types import FINISHED, JOB_UPDATABLE, QUEUED
+
+FIELD_COLUMNS = {
+    "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
+    "page": "c.page", "section": "c.section", "owner": "d.owner",
+}
+"""Filter fields → columns of documents ``d`` and chunks ``c``."""
+
+COMPARISONS = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+Clause = tuple[str, list[Any]]
+
+
+def compile_conditions(conditions: Filter, mark: str, meta: Callable[[Condition], Clause]) -> Clause:
+    """``(" AND …", params)`` for a parsed filter; ``meta`` compiles user-metadata
+    conditions (each backend stores metadata its own way). Empty for no condition."""
+    if not conditions:
+        return "", []
+    clauses: list[str] = []
+    params: list[Any] = []
+    for cond in conditions:
+        sql, values = field_condition(cond, mark) if cond.field else meta(cond)
+        clauses.append(sql)
+        params += values
+    return " AND " + " AND ".join(clauses), params
+
+
+def field_condition(cond: Condition, mark: str) -> Clause:
+    """A condition on a document or chunk column (SQL NULL is a missing value)."""
+    column = FIELD_COLUMNS[cond.key]
+    if cond.op == "in":
+        return f"{column} IN ({','.join([mark] * len(cond.value))})", list(cond.value)
+    if cond.value is None:
+        return (f"{column} IS NULL", []) if cond.op == "eq" else (f"{column} IS NOT NULL", [])
+    if cond.op == "eq":
+        return f"{column} = {mark}", [cond.value]
+    if cond.op == "ne":  # a missing value is "not equal" too
+        return f"{column} IS DISTINCT FROM {mark}", [cond.value]
+    return f"{column} {COMPARISONS[cond.op]} {mark}", [cond.value]
+
+
+def job_list_conditions(tenant: str, mark: str, *, collection: str | None, state: str | None,
+                        doc_id: str | None, all_owners: bool, owner: str | None) -> Clause:
+    """``list_jobs``'s WHERE (without the keyword) and its params."""
+    where, params = [f"tenant = {mark}"], [tenant]
+    for column, value in (("collection", collection), ("state", state), ("doc_id", doc_id)):
+        if value is not None:
+            where.append(f"{column} = {mark}")
+            params.append(value)
+    if not all_owners:  # what ``owner`` may see, as for documents: shared jobs, plus its own
+        where.append("owner IS NULL" if owner is None else f"(owner IS NULL OR owner = {mark})")
+        params += [] if owner is None else [owner]
+    return " AND ".join(where), params
+
+
+def job_update(fields: dict[str, Any]) -> dict[str, Any]:
+    """The columns an ``update_job`` sets: the given fields (``ConfigError`` for any not
+    in ``JOB_UPDATABLE``), the time, and the lease rules: back to queued forgets the
+    worker and its lease; finished gives up the lease and keeps the worker on record."""
+    unknown = set(fields) - JOB_UPDATABLE
+    if unknown:
+        raise ConfigError(f"unknown job fields: {sorted(unknown)}")
+    out = {**fields, "updated": time.time()}
+    if out.get("state") == QUEUED:
+        out.update(worker=None, lease_until=None)
+    elif out.get("state") in FINISHED:
+        out.update(lease_until=None)
+    return out
