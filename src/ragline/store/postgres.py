@@ -41,18 +41,15 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
 from . import redact
-from .filters import Filter
 from .postgres_admin import AdminMixin
 from .postgres_filters import (
-    BM25_SQL,
     check_language,
-    compile_postgres,
     nul_free,
-    query_lexemes,
-    quoted,
     tsvector_literal,
 )
 from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
+from .postgres_search import PostgresSearch
+from .sql import TablesAreTheIndex, owner_visibility, row_id
 from .types import (
     ChunkRecord,
     CollectionInfo,
@@ -67,13 +64,10 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(AdminMixin):
+class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one PostgreSQL database. Thread-safe:
     every call borrows a pooled connection for one transaction."""
 
-    external = False
-    exact_below = 10_000
-    """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
 
     def __init__(self, url: str, settings: Any, *, index: bool = True) -> None:
         self.url = url
@@ -192,11 +186,11 @@ class PostgresStore(AdminMixin):
             refs = _resolve(cur, scope)
             # Documents and chunks go by ON DELETE CASCADE.
             cur.execute("DELETE FROM collections WHERE tenant = %s AND id = ANY(%s)",
-                        (scope.tenant, [_cid(r) for r in refs]))
+                        (scope.tenant, [row_id(r) for r in refs]))
         for ref in refs:
-            self._ann_ready.discard(_cid(ref))
+            self._ann_ready.discard(row_id(ref))
             if self.index_enabled:
-                drop_ann_index(self._pool, _cid(ref), self._timeout_ms)
+                drop_ann_index(self._pool, row_id(ref), self._timeout_ms)
         return refs
 
     # -- documents -----------------------------------------------------------
@@ -204,9 +198,9 @@ class PostgresStore(AdminMixin):
                     "d.metadata, d.state, d.error, d.chunk_count, d.created, d.updated")
 
     def _doc_rows(self, scope: Scope, where: str, params: list[Any]) -> list[DocumentInfo]:
-        owner_sql, owner_params = _owner_sql(scope, "d")
+        owner_sql, owner_params = owner_visibility(scope, "d", "%s")
         with self._tx(scope.tenant) as cur:
-            ids = [_cid(r) for r in _resolve(cur, scope)]
+            ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 f"SELECT {self._DOC_COLUMNS} FROM documents d JOIN collections col ON col.id = d.collection_id "
                 f"WHERE d.tenant = %s AND d.collection_id = ANY(%s){owner_sql}{where} ORDER BY d.source",
@@ -223,9 +217,9 @@ class PostgresStore(AdminMixin):
         return self._doc_rows(scope, " AND starts_with(d.origin, %s)", [origin_prefix])  # literal, no LIKE escapes
 
     def _chunks_of(self, scope: Scope, doc_id: str, columns: str) -> list[tuple]:
-        owner_sql, owner_params = _owner_sql(scope, "c")
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         with self._tx(scope.tenant) as cur:
-            ids = [_cid(r) for r in _resolve(cur, scope)]
+            ids = [row_id(r) for r in _resolve(cur, scope)]
             return cur.execute(
                 f"SELECT {columns} FROM chunks c WHERE c.doc_id = %s AND c.tenant = %s AND c.collection_id = ANY(%s)"
                 f"{owner_sql} ORDER BY c.position, c.seq", [doc_id, scope.tenant, ids, *owner_params]).fetchall()
@@ -239,9 +233,9 @@ class PostgresStore(AdminMixin):
     def vectors(self, scope: Scope, chunk_ids: list[str]) -> dict[str, np.ndarray]:
         if not chunk_ids:
             return {}
-        owner_sql, owner_params = _owner_sql(scope, "c")
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         with self._tx(scope.tenant) as cur:
-            ids = [_cid(r) for r in _resolve(cur, scope)]
+            ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 f"SELECT c.id, c.embedding FROM chunks c WHERE c.id = ANY(%s) AND c.tenant = %s "
                 f"AND c.collection_id = ANY(%s){owner_sql}", [list(chunk_ids), scope.tenant, ids, *owner_params])
@@ -257,7 +251,7 @@ class PostgresStore(AdminMixin):
             if chunks and vectors.shape[1] != ref.dimension:
                 raise ModelMismatchError(f"vectors have dim {vectors.shape[1]}, collection {ref.name!r} has "
                                          f"{ref.dimension}")
-            cid = _cid(ref)
+            cid = row_id(ref)
             # The upsert comes first: its row lock serialises writers of one document.
             self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
@@ -303,7 +297,7 @@ class PostgresStore(AdminMixin):
             tsv = "%s::tsvector, %s"
         rows = []
         for chunk, vector in zip(chunks, vectors):
-            row = [chunk.id, document.id, _cid(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
+            row = [chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
                    chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector]
             if not self.index_enabled:
                 row.append(len(chunk.terms.split()))
@@ -326,7 +320,7 @@ class PostgresStore(AdminMixin):
         owner_sql, owner_params = (" AND owner IS NULL", []) if scope.owner is None else (" AND owner = %s",
                                                                                             [scope.owner])
         with self._tx(scope.tenant) as cur:
-            ids = [_cid(r) for r in _resolve(cur, scope)]
+            ids = [row_id(r) for r in _resolve(cur, scope)]
             # Sorted locks: two deleters of overlapping sets cannot deadlock.
             visible = [r[0] for r in cur.execute(
                 f"SELECT id FROM documents WHERE tenant = %s AND collection_id = ANY(%s) AND id = ANY(%s)"
@@ -345,9 +339,9 @@ class PostgresStore(AdminMixin):
     def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]:
         if not scored:
             return []
-        owner_sql, owner_params = _owner_sql(scope, "c")
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         with self._tx(scope.tenant) as cur:
-            ids = [_cid(r) for r in _resolve(cur, scope)]
+            ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 'SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c."end", '
                 "d.title, d.metadata, col.name, c.owner FROM chunks c JOIN documents d ON d.id = c.doc_id "
@@ -384,7 +378,7 @@ class PostgresStore(AdminMixin):
         while True:
             with self._tx(tenant) as cur:
                 if cid is None:
-                    cid = _cid(_resolve(cur, Scope(tenant, (collection,)))[0])
+                    cid = row_id(_resolve(cur, Scope(tenant, (collection,)))[0])
                 docs = cur.execute(
                     "SELECT id, owner, source, origin, title, media_type, content_hash, metadata FROM documents "
                     "WHERE collection_id = %s AND id > %s ORDER BY id LIMIT %s", (cid, after, batch)).fetchall()
@@ -399,77 +393,6 @@ class PostgresStore(AdminMixin):
             after = docs[-1][0]
             for d in docs:
                 yield _stored(collection, d, by_doc.get(d[0], []))
-
-    # -- search (SearchIndex) ------------------------------------------------
-    def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
-                     filters: Filter = ()) -> list[tuple[str, float]]:
-        query = np.asarray(vector, dtype=np.float32).ravel()
-        where, params = compile_postgres(filters)
-        owner_sql, owner_params = _owner_sql(scope, "c")
-        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
-        results: list[tuple[str, float]] = []
-        with self._tx(scope.tenant) as cur:
-            # ef_search below k would cap what one HNSW pass can return.
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true), "
-                        "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                        (str(min(1000, max(self._ef_search, k))),))
-            for ref in collections:
-                _check_ref(scope, ref)
-                if query.shape[0] != ref.dimension:
-                    raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
-                                             f"has {ref.dimension}")
-                cid = _cid(ref)
-                row = cur.execute("SELECT chunk_total FROM collections WHERE id = %s", (cid,)).fetchone()
-                if not row or row[0] == 0:
-                    continue
-                # The ANN form repeats the index's expression and predicate (literals, so the
-                # planner can match the partial index even under a generic plan).
-                ann = self.index_enabled and ref.dimension <= HNSW_MAX_DIM and row[0] >= self.exact_below
-                expr = f"c.embedding::vector({int(ref.dimension)})" if ann else "c.embedding"
-                rows = cur.execute(
-                    f"SELECT id, dist FROM (SELECT c.id, {expr} <=> %s AS dist FROM chunks c{join} "
-                    f"WHERE c.collection_id = {cid} AND c.tenant = %s{owner_sql}{where} "
-                    f"ORDER BY dist LIMIT %s) nn ORDER BY dist, id",  # re-sorted: relaxed_order is approximate
-                    [query, scope.tenant, *owner_params, *params, k]).fetchall()
-                results.extend((cid_, _cosine(dist)) for cid_, dist in rows)
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
-
-    def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
-                       filters: Filter = ()) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        where, params = compile_postgres(filters)
-        owner_sql, owner_params = _owner_sql(scope, "c")
-        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
-        results: list[tuple[str, float]] = []
-        with self._tx(scope.tenant) as cur:
-            for ref in collections:
-                _check_ref(scope, ref)
-                lexemes = query_lexemes(cur, ref, terms)
-                if not lexemes:
-                    continue
-                queries = [quoted(lex) for lex in lexemes]
-                rows = cur.execute(
-                    BM25_SQL.format(cid=_cid(ref), join=join, owner=owner_sql, where=where),
-                    [lexemes, queries, scope.tenant, *owner_params, *params, " | ".join(queries), k]).fetchall()
-                results.extend((r[0], float(r[1])) for r in rows)
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
-
-    # The catalog's own tables are the index: nothing to write separately.
-    def upsert(self, collection: CollectionRef, owner: str | None, document: DocumentRecord,
-               chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
-        return None
-
-    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
-        return None
-
-    def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
-        return None
-
-    def drop(self, collection: CollectionRef) -> None:
-        return None
 
 
 # -- SQL and helpers ---------------------------------------------------------------
@@ -496,27 +419,6 @@ def _resolve(cur: psycopg.Cursor, scope: Scope) -> list[CollectionRef]:
         if name not in found:
             raise NotFoundError(f"collection {name!r} not found for tenant {scope.tenant!r}")
     return [found[name] for name in dict.fromkeys(scope.collections)]
-
-
-def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-    if scope.owner is None:
-        return f" AND {alias}.owner IS NULL", []
-    return f" AND ({alias}.owner IS NULL OR {alias}.owner = %s)", [scope.owner]
-
-
-def _cid(ref: CollectionRef) -> int:
-    """The collection's row id, the first part of the key ``<id>.<random>``."""
-    return int(ref.key.split(".", 1)[0])
-
-
-def _check_ref(scope: Scope, ref: CollectionRef) -> None:
-    if ref.tenant != scope.tenant:
-        raise StoreError("a collection of another tenant was passed to a scoped search")
-
-
-def _cosine(distance: float) -> float:
-    # pgvector answers NaN for a zero vector: no direction, scored as orthogonal.
-    return 0.0 if distance is None or math.isnan(distance) else 1.0 - float(distance)
 
 
 def _stored(collection: str, d: tuple, rows: list[tuple]) -> StoredDocument:

@@ -1,6 +1,7 @@
 """What the two relational backends (SQLite, PostgreSQL) build alike, with the
 placeholder (``?`` or ``%s``) as the only difference: filter conditions on document
-and chunk fields, the job-list query's conditions, and a job update's fields."""
+and chunk fields, owner visibility, the job-list query's conditions, a job update's
+fields, and the (empty) write half of an index that is the catalog's own tables."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ConfigError
+import numpy as np
+
+from ..errors import ConfigError, StoreError
+from ..models import Scope
 from .filters import Condition, Filter
-from .types import FINISHED, JOB_UPDATABLE, QUEUED
+from .types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
 
 FIELD_COLUMNS = {
     "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
@@ -78,3 +82,43 @@ def job_update(fields: dict[str, Any]) -> dict[str, Any]:
     elif out.get("state") in FINISHED:
         out.update(lease_until=None)
     return out
+
+
+def owner_visibility(scope: Scope, alias: str, mark: str) -> Clause:
+    """`` AND …`` keeping the rows of ``alias`` the scope may read: shared ones, plus
+    the scope owner's own (see ``base``)."""
+    if scope.owner is None:
+        return f" AND {alias}.owner IS NULL", []
+    return f" AND ({alias}.owner IS NULL OR {alias}.owner = {mark})", [scope.owner]
+
+
+def row_id(ref: CollectionRef) -> int:
+    """The collection's row id, the first part of the key ``<id>.<random>``."""
+    return int(ref.key.split(".", 1)[0])
+
+
+def check_ref(scope: Scope, ref: CollectionRef) -> None:
+    """A resolved collection must belong to the scope's tenant (a second check: the
+    facade resolves collections through the scope)."""
+    if ref.tenant != scope.tenant:
+        raise StoreError("a collection of another tenant was passed to a scoped search")
+
+
+class TablesAreTheIndex:
+    """``SearchIndex``'s write half for a backend whose catalog tables are the index:
+    the catalog's own transaction writes it, so there is nothing to do here."""
+
+    external = False
+
+    def upsert(self, collection: CollectionRef, owner: str | None, document: DocumentRecord,
+               chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
+        return None
+
+    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
+        return None
+
+    def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
+        return None
+
+    def drop(self, collection: CollectionRef) -> None:
+        return None

@@ -17,7 +17,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +24,9 @@ import numpy as np
 
 from ..errors import ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
-from .filters import Filter
+from .sql import TablesAreTheIndex, owner_visibility, row_id
 from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
-from .sqlite_filters import compile_sqlite
+from .sqlite_search import SQLiteSearch
 from .types import (
     ChunkRecord,
     CollectionInfo,
@@ -99,29 +98,9 @@ CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 """
 
 
-@dataclass
-class _VectorIndex:
-    version: tuple[int, float]
-    rowids: np.ndarray
-    chunk_ids: list[str]
-    owner_codes: np.ndarray  # int32 per row: 0 = shared, else 1 + the owner's place in ``owners``
-    owners: dict[str, int]
-    matrix: np.ndarray
-
-    def visible(self, owner: str | None) -> np.ndarray | None:
-        """The rows an owner may see, or None when that is every row (no mask needed)."""
-        code = self.owners.get(owner, -1) if owner is not None else -1
-        if not self.owners or (code > 0 and len(self.owners) == 1):
-            return None
-        shared = self.owner_codes == 0
-        return shared | (self.owner_codes == code) if code > 0 else shared
-
-
-class SQLiteStore(AdminTables):
+class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
-
-    external = False
 
     def __init__(self, path: Path | str, *, index: bool = True) -> None:
         self.path = Path(path)
@@ -131,8 +110,7 @@ class SQLiteStore(AdminTables):
         except OSError as exc:
             raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
         self._local = threading.local()
-        self._indexes: dict[int, _VectorIndex] = {}
-        self._index_lock = threading.Lock()
+        self._init_search()
         try:
             conn = self._conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
@@ -255,7 +233,7 @@ class SQLiteStore(AdminTables):
         return [found[name] for name in dict.fromkeys(scope.collections)]
 
     def _collection_ids(self, scope: Scope) -> dict[str, int]:
-        return {ref.name: _cid(ref) for ref in self.resolve(scope)}
+        return {ref.name: row_id(ref) for ref in self.resolve(scope)}
 
     def _info(self, row: tuple) -> CollectionInfo:
         cid, tenant, name, model_id, dimension, config, created = row
@@ -282,28 +260,20 @@ class SQLiteStore(AdminTables):
         refs = self.resolve(scope)
         with self._write() as conn:
             for ref in refs:
-                cid = _cid(ref)
+                cid = row_id(ref)
                 conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
                 conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
-        with self._index_lock:
-            for ref in refs:
-                self._indexes.pop(_cid(ref), None)
+        self._forget([row_id(ref) for ref in refs])
         return refs
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "
                     "d.metadata, d.state, d.error, d.chunk_count, d.created, d.updated")
 
-    @staticmethod
-    def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
-        if scope.owner is None:
-            return f" AND {alias}.owner IS NULL", []
-        return f" AND ({alias}.owner IS NULL OR {alias}.owner = ?)", [scope.owner]
-
     def _doc_rows(self, scope: Scope, where: str, params: list[Any]) -> list[DocumentInfo]:
         ids = self._collection_ids(scope)
-        owner_sql, owner_params = self._owner_sql(scope, "d")
+        owner_sql, owner_params = _owner_sql(scope, "d")
         marks = ",".join("?" * len(ids))
         rows = self._read(
             f"SELECT {self._DOC_COLUMNS} FROM documents d JOIN collections col ON col.id = d.collection_id "
@@ -335,7 +305,7 @@ class SQLiteStore(AdminTables):
         if not chunk_ids:
             return {}
         ids = self._collection_ids(scope)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
+        owner_sql, owner_params = _owner_sql(scope, "c")
         found: dict[str, np.ndarray] = {}
         for i in range(0, len(chunk_ids), 500):
             batch = chunk_ids[i:i + 500]
@@ -429,7 +399,7 @@ class SQLiteStore(AdminTables):
         if not scored:
             return []
         ids = self._collection_ids(scope)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
+        owner_sql, owner_params = _owner_sql(scope, "c")
         chunk_ids = [cid for cid, _ in scored]
         found: dict[str, tuple] = {}
         for i in range(0, len(chunk_ids), 500):
@@ -492,124 +462,9 @@ class SQLiteStore(AdminTables):
                            if chunk_rows else np.zeros((0, 0), dtype=np.float32))
                 yield StoredDocument(collection=collection, owner=d[1], record=record, chunks=chunks, vectors=vectors)
 
-    # -- search (SearchIndex) ------------------------------------------------
-    def _vector_index(self, cid: int) -> _VectorIndex:
-        # SQLite may reuse a deleted collection's id; the creation time tells them apart
-        # even when another process did the delete.
-        version = tuple(self._read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
-        with self._index_lock:
-            index = self._indexes.get(cid)
-            if index is not None and index.version == version:
-                return index
-        rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
-        if rows:
-            matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), -1)
-        else:
-            matrix = np.zeros((0, 1), dtype=np.float32)
-        owners: dict[str, int] = {}
-        codes = np.fromiter((0 if r[2] is None else owners.setdefault(r[2], len(owners) + 1) for r in rows),
-                            dtype=np.int32, count=len(rows))
-        index = _VectorIndex(version=version, rowids=np.array([r[0] for r in rows], dtype=np.int64),
-                             chunk_ids=[r[1] for r in rows], owner_codes=codes, owners=owners, matrix=matrix)
-        with self._index_lock:
-            self._indexes[cid] = index
-        return index
 
-    def _allowed_rowids(self, scope: Scope, cid: int, filters: Filter) -> np.ndarray:
-        where, params = compile_sqlite(filters)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
-        rows = self._read(
-            f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}{where}",
-            [scope.tenant, cid, *owner_params, *params],
-        )
-        return np.array([r[0] for r in rows], dtype=np.int64)
-
-    def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
-                     filters: Filter = ()) -> list[tuple[str, float]]:
-        results: list[tuple[str, float]] = []
-        query = np.asarray(vector, dtype=np.float32)
-        for ref in collections:
-            _check_ref(scope, ref)
-            cid = _cid(ref)
-            index = self._vector_index(cid)
-            if not index.chunk_ids:
-                continue
-            if index.matrix.shape[1] != query.shape[0]:
-                raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {index.matrix.shape[1]}")
-            mask = index.visible(scope.owner)
-            if filters:
-                allowed = np.isin(index.rowids, self._allowed_rowids(scope, cid, filters))
-                mask = allowed if mask is None else mask & allowed
-            results.extend(_top(index, query, mask, k))
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
-
-    def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
-                       filters: Filter = ()) -> list[tuple[str, float]]:
-        if not terms:
-            return []
-        match = " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
-        where, params = compile_sqlite(filters)
-        owner_sql, owner_params = self._owner_sql(scope, "c")
-        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
-        results: list[tuple[str, float]] = []
-        for ref in collections:
-            _check_ref(scope, ref)
-            cid = _cid(ref)
-            rows = self._read(
-                f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
-                f"{join_docs} WHERE fts_{cid} MATCH ? AND c.tenant = ? AND c.collection_id = ?{owner_sql}{where} "
-                f"ORDER BY bm25(fts_{cid}) LIMIT ?",
-                [match, scope.tenant, cid, *owner_params, *params, k],
-            )
-            results.extend((r[0], float(r[1])) for r in rows)
-        results.sort(key=lambda pair: -pair[1])
-        return results[:k]
-
-    # The catalog's own tables are the index: nothing to write separately.
-    def upsert(self, collection: CollectionRef, owner: str | None, document: DocumentRecord,
-               chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
-        return None
-
-    def delete_chunks(self, collection: CollectionRef, owner: str | None, chunk_ids: list[str]) -> None:
-        return None
-
-    def remove_documents(self, collection: CollectionRef, doc_ids: list[str]) -> None:
-        return None
-
-    def drop(self, collection: CollectionRef) -> None:
-        return None
-
-
-def _top(index: _VectorIndex, query: np.ndarray, mask: np.ndarray | None, k: int) -> list[tuple[str, float]]:
-    """The k best visible rows by inner product. Scoring every row and masking beats
-    copying the visible rows out (a 1.5 GB copy per query at a million chunks) unless
-    few rows are visible."""
-    if mask is not None and not mask.any():
-        return []
-    if mask is not None and mask.sum() < len(mask) // 4:
-        rows = np.flatnonzero(mask)
-        scores = index.matrix[rows] @ query
-    else:
-        rows = None
-        scores = index.matrix @ query
-        if mask is not None:
-            scores[~mask] = -np.inf
-    visible = scores.size if mask is None else int(mask.sum())
-    top = min(k, visible)
-    best = np.argpartition(-scores, top - 1)[:top]
-    return [(index.chunk_ids[i if rows is None else rows[i]], float(scores[i])) for i in best]
-
-
-def _cid(ref: CollectionRef) -> int:
-    """SQLite's collection row id, the first part of the key ``<id>.<random>``."""
-    return int(ref.key.split(".", 1)[0])
-
-
-def _check_ref(scope: Scope, ref: CollectionRef) -> None:
-    if ref.tenant != scope.tenant:
-        raise StoreError("a collection of another tenant was passed to a scoped search")
+def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+    return owner_visibility(scope, alias, "?")
 
 
 _UNAVAILABLE = ("unable to open", "disk i/o error", "database or disk is full", "database is locked",

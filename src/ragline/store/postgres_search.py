@@ -1,0 +1,94 @@
+"""PostgreSQL's ``SearchIndex`` read half: cosine search with pgvector (a partial
+HNSW index per collection above ``exact_below`` chunks, exact below), and BM25
+computed in SQL exactly as SQLite FTS5's ``bm25()`` (see ``postgres_filters``).
+A mixin for ``PostgresStore`` (it uses the store's ``_tx``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import numpy as np
+import psycopg
+
+from ..errors import ModelMismatchError
+from ..models import Scope
+from .filters import Filter
+from .postgres_filters import BM25_SQL, compile_postgres, query_lexemes, quoted
+from .postgres_schema import HNSW_MAX_DIM
+from .sql import check_ref, owner_visibility, row_id
+from .types import CollectionRef
+
+
+class PostgresSearch:
+    """Dense and keyword search for ``PostgresStore``."""
+
+    exact_below = 10_000
+    """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
+
+    _tx: Callable[[str | None], AbstractContextManager[psycopg.Cursor]]  # PostgresStore's
+    _ef_search: int
+    index_enabled: bool
+
+    # -- search (SearchIndex) ------------------------------------------------
+    def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
+                     filters: Filter = ()) -> list[tuple[str, float]]:
+        query = np.asarray(vector, dtype=np.float32).ravel()
+        where, params = compile_postgres(filters)
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
+        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        results: list[tuple[str, float]] = []
+        with self._tx(scope.tenant) as cur:
+            # ef_search below k would cap what one HNSW pass can return.
+            cur.execute("SELECT set_config('hnsw.ef_search', %s, true), "
+                        "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+                        (str(min(1000, max(self._ef_search, k))),))
+            for ref in collections:
+                check_ref(scope, ref)
+                if query.shape[0] != ref.dimension:
+                    raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
+                                             f"has {ref.dimension}")
+                cid = row_id(ref)
+                row = cur.execute("SELECT chunk_total FROM collections WHERE id = %s", (cid,)).fetchone()
+                if not row or row[0] == 0:
+                    continue
+                # The ANN form repeats the index's expression and predicate (literals, so the
+                # planner can match the partial index even under a generic plan).
+                ann = self.index_enabled and ref.dimension <= HNSW_MAX_DIM and row[0] >= self.exact_below
+                expr = f"c.embedding::vector({int(ref.dimension)})" if ann else "c.embedding"
+                rows = cur.execute(
+                    f"SELECT id, dist FROM (SELECT c.id, {expr} <=> %s AS dist FROM chunks c{join} "
+                    f"WHERE c.collection_id = {cid} AND c.tenant = %s{owner_sql}{where} "
+                    f"ORDER BY dist LIMIT %s) nn ORDER BY dist, id",  # re-sorted: relaxed_order is approximate
+                    [query, scope.tenant, *owner_params, *params, k]).fetchall()
+                results.extend((cid_, _cosine(dist)) for cid_, dist in rows)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+    def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
+                       filters: Filter = ()) -> list[tuple[str, float]]:
+        if not terms:
+            return []
+        where, params = compile_postgres(filters)
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
+        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        results: list[tuple[str, float]] = []
+        with self._tx(scope.tenant) as cur:
+            for ref in collections:
+                check_ref(scope, ref)
+                lexemes = query_lexemes(cur, ref, terms)
+                if not lexemes:
+                    continue
+                queries = [quoted(lex) for lex in lexemes]
+                rows = cur.execute(
+                    BM25_SQL.format(cid=row_id(ref), join=join, owner=owner_sql, where=where),
+                    [lexemes, queries, scope.tenant, *owner_params, *params, " | ".join(queries), k]).fetchall()
+                results.extend((r[0], float(r[1])) for r in rows)
+        results.sort(key=lambda pair: -pair[1])
+        return results[:k]
+
+
+def _cosine(distance: float) -> float:
+    # pgvector answers NaN for a zero vector: no direction, scored as orthogonal.
+    return 0.0 if distance is None or math.isnan(distance) else 1.0 - float(distance)
