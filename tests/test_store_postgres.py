@@ -27,6 +27,7 @@ from ragline.store.postgres_filters import tsvector_literal
 from ragline.store.postgres_schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
+from .contract_helpers import claim_in_parallel
 from .pg_server import (  # noqa: F401  (pg_url is a fixture)
     admin_connect,
     drop_database,
@@ -257,23 +258,8 @@ def test_concurrent_claims_never_run_two_jobs_of_one_document(store, tmp_path, p
     for i in range(20):  # a queued sibling beside each expired claim: two runnable jobs per document
         admin.create_job(scope, doc_id=f"d{i}", source="s", kind="file", path="/2")
     time.sleep(0.1)
-    claimed: list[str] = []
-    start = threading.Barrier(6)
-
-    def worker(n: int) -> None:
-        own = open_store(_settings(tmp_path, pg_url))
-        try:
-            start.wait()
-            while (job := own.admin.claim_job(f"w{n}", 30.0, 5)) is not None:
-                claimed.append(job.doc_id)
-        finally:
-            own.close()
-
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    jobs = claim_in_parallel(lambda: open_store(_settings(tmp_path, pg_url)), 6, max_tries=5)
+    claimed = [job.doc_id for job in jobs]
     assert sorted(claimed) == sorted(f"d{i}" for i in range(20))  # each document once, never two at once
 
 
