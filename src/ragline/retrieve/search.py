@@ -49,6 +49,7 @@ class Searcher:
         dense: list[tuple[str, float]] = []
         keyword: list[tuple[str, float]] = []
         degraded = None
+        searches = self.store.scoped(scope, filters)  # collections resolved, filters parsed: once
         if mode in ("dense", "hybrid"):
             started = time.perf_counter()
             try:
@@ -63,11 +64,11 @@ class Searcher:
             else:
                 timings["embed"] = (time.perf_counter() - started) * 1000
                 started = time.perf_counter()
-                dense = self.store.dense_search(scope, vector, depth, filters)
+                dense = searches.dense(vector, depth)
                 timings["dense"] = (time.perf_counter() - started) * 1000
         if mode in ("keyword", "hybrid"):
             started = time.perf_counter()
-            keyword = self.store.keyword_search(scope, query_terms(query), depth, filters)
+            keyword = searches.keyword(query_terms(query), depth)
             timings["keyword"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid":
             if self.settings.fusion == "rrf":

@@ -14,11 +14,11 @@ from fastapi import FastAPI
 from .. import __version__
 from ..engine import Engine
 from ..settings import Settings
+from .auth import AuthFirst
 from .docs import install_docs
 from .errors import install_error_handlers, log
 from .jobs import JobRunner
 from .metrics import Metrics
-from .auth import AuthFirst
 from .observe import RequestObserver, configure_logging
 from .routes import ROUTERS
 from .uploads import Uploads

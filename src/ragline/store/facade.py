@@ -12,16 +12,16 @@ off the request path (``key_usage``): authentication never writes.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from ..models import Hit, Scope
 from .base import Admin, Catalog, Scored, SearchIndex
-from .filters import parse_filters
+from .filters import Filter, parse_filters
 from .key_usage import KeyUsage
-from .types import ApiKeyInfo, ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord, TenantUsage
+from .types import ApiKeyInfo, ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, TenantUsage
 
 
 class Store:
@@ -122,13 +122,16 @@ class Store:
         return len(deleted)
 
     # -- search --------------------------------------------------------------
+    def scoped(self, scope: Scope, filters: Any = None) -> ScopedSearch:
+        """The searches of one query: the scope's collections are resolved and the filters
+        parsed once (``NotFoundError`` / ``ConfigError`` here, before any search)."""
+        return ScopedSearch(self.index, scope, self.catalog.resolve(scope), parse_filters(filters))
+
     def dense_search(self, scope: Scope, vector: np.ndarray, k: int, filters: Any = None) -> Scored:
-        conditions = parse_filters(filters)
-        return self.index.dense_search(scope, self.catalog.resolve(scope), vector, k, conditions)
+        return self.scoped(scope, filters).dense(vector, k)
 
     def keyword_search(self, scope: Scope, terms: list[str], k: int, filters: Any = None) -> Scored:
-        conditions = parse_filters(filters)
-        return self.index.keyword_search(scope, self.catalog.resolve(scope), terms, k, conditions)
+        return self.scoped(scope, filters).keyword(terms, k)
 
     def get_hits(self, scope: Scope, scored: Scored) -> list[Hit]:
         return self.catalog.get_hits(scope, scored)
@@ -140,3 +143,19 @@ class Store:
             if id(part) not in seen:
                 seen.add(id(part))
                 part.close()
+
+
+@dataclass(frozen=True)
+class ScopedSearch:
+    """Dense and keyword search over collections resolved once for one query."""
+
+    index: SearchIndex
+    scope: Scope
+    collections: list[CollectionRef]
+    filters: Filter
+
+    def dense(self, vector: np.ndarray, k: int) -> Scored:
+        return self.index.dense_search(self.scope, self.collections, vector, k, self.filters)
+
+    def keyword(self, terms: list[str], k: int) -> Scored:
+        return self.index.keyword_search(self.scope, self.collections, terms, k, self.filters)
