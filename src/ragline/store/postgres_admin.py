@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import time
 import uuid
 from collections.abc import Mapping
@@ -34,7 +33,6 @@ from .types import (
     JOB_COLUMNS,
     JOB_STATES,
     KEY_COLUMNS,
-    KEY_PREFIX,
     RUNNING,
     UNCAPPED,
     ApiKeyInfo,
@@ -42,6 +40,7 @@ from .types import (
     StoredKey,
     caps_params,
     hash_key,
+    new_api_key,
 )
 
 _JOB_COLUMNS = ", ".join(JOB_COLUMNS)
@@ -94,8 +93,7 @@ class AdminMixin:
     # -- API keys ------------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None,
                        owner: str | None = None) -> tuple[ApiKeyInfo, str]:
-        secret = KEY_PREFIX + secrets.token_urlsafe(32)
-        key_id = "key_" + secrets.token_hex(6)
+        key_id, secret = new_api_key()
         now = time.time()
         with self._tx(tenant) as cur:
             cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "

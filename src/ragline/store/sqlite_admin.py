@@ -13,7 +13,6 @@ for SQLite's write lock, which one large document can hold for seconds.
 from __future__ import annotations
 
 import hmac
-import secrets
 import time
 import uuid
 from collections.abc import Mapping
@@ -26,13 +25,13 @@ from .types import (
     JOB_COLUMNS,
     JOB_STATES,
     KEY_COLUMNS,
-    KEY_PREFIX,
     RUNNING,
     ApiKeyInfo,
     JobInfo,
     StoredKey,
     caps_params,
     hash_key,
+    new_api_key,
 )
 
 SCHEMA_ADMIN = """
@@ -125,8 +124,7 @@ class AdminTables:
     def create_api_key(self, tenant: str, label: str | None = None,
                        owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         """A new key for an existing tenant: (its record, the secret — shown once)."""
-        secret = KEY_PREFIX + secrets.token_urlsafe(32)
-        key_id = "key_" + secrets.token_hex(6)
+        key_id, secret = new_api_key()
         now = time.time()
         with self._write() as conn:
             conn.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,12 @@ def caps_params(max_running: int | None, max_running_for: Mapping[str, int | Non
 
 # -- API keys ----------------------------------------------------------------
 KEY_PREFIX = "rl-"
+
+
+def new_api_key() -> tuple[str, str]:
+    """A new key's (id, secret): the secret is high-entropy and shown once; backends
+    store its ``hash_key`` and the first characters as a prefix."""
+    return "key_" + secrets.token_hex(6), KEY_PREFIX + secrets.token_urlsafe(32)
 
 
 def hash_key(secret: str) -> str:
