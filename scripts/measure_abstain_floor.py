@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from ragline.answer.context import ContextBuilder
 from ragline.answer.grounding import GroundingChecker
-from ragline.answer.service import _Memo
+from ragline.answer.service import MemoEmbedder
 from ragline.answer.text import AnswerSentence
 from ragline.engine import Engine
 from ragline.errors import NotFoundError
@@ -95,7 +95,7 @@ def best_floor(rows: list[dict]) -> float:
 
 
 def retrieve(engine: Engine, scope: Scope, question: str) -> tuple[list[Hit], dict[str, float]]:
-    memo = _Memo(engine.embedder)
+    memo = MemoEmbedder(engine.embedder)
     searcher = Searcher(engine.store, memo, engine.settings.search)
     result = searcher.search(question, scope, k=engine.settings.answer.candidates)
     return result.hits, engine.answerer.relevance(scope, result.hits, memo.query_vector, memo)
@@ -147,7 +147,7 @@ def measure_grounding(engine: Engine, scope: Scope, claims, sample: int, seed: i
     docs = {record_id(Hit("", d.id, d.source, 0.0, "")): d.id for d in engine.store.list_documents(scope)}
     rng = random.Random(seed)
     chosen = rng.sample(claims, min(sample, len(claims)))
-    memo = _Memo(engine.embedder)
+    memo = MemoEmbedder(engine.embedder)
     checker = GroundingChecker(memo)
     pos, neg, rand = [], [], []
     all_ids = sorted(docs.values())

@@ -36,8 +36,9 @@ def doc_id(scope: Scope, source: str) -> str:
 
 def put(store: Store, scope: Scope, source: str, texts: list[str], vectors: list[np.ndarray] | None = None, *,
         title: str | None = None, metadata: dict | None = None, pages: list[int | None] | None = None,
-        origin: str | None = None, version: str = "1") -> str:
-    """Store one document of chunks; returns its id."""
+        origin: str | None = None, version: str = "1", language: str | None = None) -> str:
+    """Store one document of chunks (terms analyzed in ``language``, as ingestion
+    would for a collection of that language); returns its id."""
     did = doc_id(scope, source)
     record = DocumentRecord(id=did, source=source, origin=origin, title=title, media_type="text/plain",
                             content_hash=content_hash(version + "|".join(texts)), metadata=metadata or {})
@@ -45,7 +46,7 @@ def put(store: Store, scope: Scope, source: str, texts: list[str], vectors: list
     for i, text in enumerate(texts):
         chunks.append(ChunkRecord(id=stable_id(did, content_hash(text), str(i)), position=i, text=text,
                                   content_hash=content_hash(text), start=offset, end=offset + len(text),
-                                  terms=" ".join(analyze(text)), page=(pages or [None] * len(texts))[i],
+                                  terms=" ".join(analyze(text, language)), page=(pages or [None] * len(texts))[i],
                                   section=f"§{i}"))
         offset += len(text) + 1
     if vectors is None:

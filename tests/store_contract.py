@@ -31,6 +31,7 @@ from ragline.store.types import (
 
 from .contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit  # noqa: F401  (re-exported)
 from .store_contract_admin import JobContract, KeyContract
+from .store_contract_conversations import ConversationContract
 
 
 # -- catalog ----------------------------------------------------------------------
@@ -491,5 +492,5 @@ class ConcurrencyContract(_Base):
 
 
 class StoreContract(CatalogContract, SearchContract, EngineContract, FilterContract, IsolationContract,
-                    KeyContract, JobContract, ConcurrencyContract):
+                    KeyContract, JobContract, ConcurrencyContract, ConversationContract):
     """Everything a backend must pass."""

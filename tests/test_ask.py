@@ -30,7 +30,8 @@ DOCS = {
 }
 IN_CORPUS = "Which enzyme fixes carbon dioxide in the Calvin cycle?"
 OFF_TOPIC = "How do I reset my router password?"
-KEYS = {"answer", "citations", "abstained", "generator", "fallback_reason", "grounding", "context", "timings_ms"}
+KEYS = {"answer", "citations", "abstained", "generator", "fallback_reason", "grounding", "context", "timings_ms",
+        "route"}
 
 
 def make_settings(tmp_path, **generator) -> Settings:

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragline.embed import minilm
+from ragline.embed import bert
 from ragline.embed.minilm import MiniLMEmbedder, default_model_dir, load_tokenizer
 from ragline.errors import EmbedderError
 
@@ -59,7 +59,7 @@ def test_empty_input(embedder):
 
 
 def test_order_preserved_across_length_sorted_batches(embedder, tmp_path, monkeypatch):
-    monkeypatch.setattr(minilm, "_SORT_WINDOW", 4)  # also cross sort-window boundaries
+    monkeypatch.setattr(bert, "_SORT_WINDOW", 4)  # also cross sort-window boundaries
     texts = [
         "a much longer sentence about protein folding and cryo-electron microscopy " * 5,
         "short",

@@ -168,3 +168,25 @@ def test_a_bad_query_vector_from_any_embedder_degrades_search(tmp_path, fault: s
     assert result.mode == "keyword" and result.hits
     assert "NaN or infinite" in (result.degraded or "") or "dimension" in (result.degraded or "")
     eng.close()
+
+
+class NaNDocumentEmbedder(HashingEmbedder):
+    """Any embedder (not only MiniLM, which checks its own output) returning NaN for
+    one document's text: ingestion itself refuses the vectors."""
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        vectors = super().embed_documents(texts)
+        for i, text in enumerate(texts):
+            if "Etna" in text:
+                vectors[i, :] = np.nan
+        return vectors
+
+
+def test_any_embedders_bad_vectors_are_refused_at_ingest(tmp_path) -> None:
+    engine = Engine(Settings(home=tmp_path / "home"), embedder=NaNDocumentEmbedder())
+    summary = engine.add_documents(documents(), SCOPE)
+    assert "volcanoes.md" in {f["path"] for f in summary.failed}
+    assert any("NaN or infinite" in f["error"] for f in summary.failed), summary.failed
+    assert engine.search("Etna volcano", SCOPE, mode="keyword").hits == []  # nothing of it stored
+    vectors = engine.store.vectors(SCOPE, [h.chunk_id for h in engine.search("RuBisCO", SCOPE, mode="keyword").hits])
+    assert all(np.isfinite(v).all() for v in vectors.values())

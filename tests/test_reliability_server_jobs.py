@@ -26,7 +26,7 @@ PASSWORD = "openpassword"
 
 def _settings(home: Path, workers: int) -> Settings:
     return Settings(home=home, embedder=EmbedderSettings(name="hashing"),
-                    server=ServerSettings(admin_key=ADMIN_KEY, job_workers=workers))
+                    server=ServerSettings(admin_key=ADMIN_KEY, job_workers=workers, job_process=False))
 
 
 @pytest.fixture(scope="module")

@@ -4,6 +4,8 @@ content types and schemas. Example counts are kept small to bound the run time."
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +15,7 @@ from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
 from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
-EXAMPLES = 30
+EXAMPLES = int(os.environ.get("RAGLINE_FUZZ_EXAMPLES", "30"))  # `make drills` runs many more
 # Cross-field rules (chunk overlap below size, known filter operators) cannot be written
 # in JSON Schema, so a schema-valid body can rightly get a 400: that check is left out.
 EXCLUDED = [positive_data_acceptance]

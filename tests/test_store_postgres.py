@@ -1,5 +1,5 @@
 """PostgreSQL (pgvector) passes the store contract, plus what only PostgreSQL has:
-row-level security, HNSW, BM25 in SQL, text-search languages, migrations, the
+row-level security, HNSW, BM25 in SQL, migrations, the
 pool's recovery, and clear errors when opening fails.
 
 Everything runs on one embedded PostgreSQL per session (``pg_server``), a fresh
@@ -19,7 +19,6 @@ import pytest
 
 from ragline.errors import ConfigError, StoreError, StoreUnavailableError
 from ragline.models import Scope, content_hash
-from ragline.retrieve.analyzer import query_terms
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
@@ -39,13 +38,15 @@ from .pg_server import (  # noqa: F401  (pg_url is a fixture)
     stop_server,
 )
 from .store_contract import DIM, MODEL, A, StoreContract, collection, put, unit
+from .store_contract_records import RecordsContract
+from .store_contract_reembed import LanguageContract, ReembedContract
 
 
 def _settings(tmp_path, url: str, **store) -> Settings:
     return Settings(home=tmp_path / "home", store=StoreSettings(url=url, **{"pool_size": 4, **store}))
 
 
-class TestPostgresStore(StoreContract):
+class TestPostgresStore(StoreContract, RecordsContract, ReembedContract, LanguageContract):
     @pytest.fixture
     def make_store(self, tmp_path, pg_url):  # noqa: F811
         settings = _settings(tmp_path, pg_url)
@@ -146,22 +147,6 @@ def test_tsvector_literal_keeps_term_frequencies() -> None:
         "'cat':1,3 'sat':2 'it''s':4 'back\\\\slash':5", 5)
     literal, n = tsvector_literal(" ".join(["w"] * 20000))
     assert n == 20000 and literal == "'w':" + ",".join(str(i) for i in range(1, 257))  # capped, not collapsed
-
-
-def test_spanish_collection_matches_inflected_words(store) -> None:
-    es, en = Scope("acme", ("es",)), Scope("acme", ("en",))
-    store.ensure_collection(es, model_id=MODEL, dimension=DIM, config={"language": "spanish"})
-    collection(store, en)
-    texts = ["Los niños corrían por el parque", "El gato duerme en la casa"]
-    for scope in (es, en):
-        put(store, scope, "es.txt", texts, title="Cuentos")
-    es_hits = store.get_hits(es, store.keyword_search(es, query_terms("correr niño"), 5))
-    assert [h.text for h in es_hits] == [texts[0]]  # corrían ~ correr, niños ~ niño
-    assert store.get_hits(es, store.keyword_search(es, query_terms("gatos"), 5))[0].text == texts[1]
-    assert store.keyword_search(es, query_terms("cuento"), 5)  # the title is indexed with the text
-    assert store.keyword_search(en, query_terms("correr"), 5) == []  # exact terms: no Spanish stemming
-    with pytest.raises(ConfigError, match="text search configuration"):
-        store.ensure_collection(Scope("acme", ("xx",)), model_id=MODEL, dimension=DIM, config={"language": "klingon"})
 
 
 # -- dense search: the per-collection HNSW index -------------------------------------

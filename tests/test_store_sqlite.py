@@ -8,9 +8,11 @@ from ragline.settings import Settings
 from ragline.store import open_store
 
 from .store_contract import DIM, A, StoreContract, collection, put
+from .store_contract_records import RecordsContract
+from .store_contract_reembed import LanguageContract, ReembedContract
 
 
-class TestSQLiteStore(StoreContract):
+class TestSQLiteStore(StoreContract, RecordsContract, ReembedContract, LanguageContract):
     @pytest.fixture
     def make_store(self, tmp_path):
         settings = Settings(home=tmp_path / "home")
@@ -63,3 +65,33 @@ def test_a_store_of_the_previous_release_gains_key_owners_and_document_sizes(tmp
         assert store.admin.verify_api_key(secret).owner is None
     finally:
         store.close()
+
+
+def test_a_cached_message_matrix_sees_another_process_write(tmp_path, monkeypatch) -> None:
+    """Large owners' embedded messages are kept in memory; a write through another store
+    on the same file (another process) bumps the owner's version, so the next search
+    reads the new rows."""
+    import numpy as np
+
+    from ragline.store import sqlite_conversations
+    from ragline.store.conversations import NewMessage
+
+    monkeypatch.setattr(sqlite_conversations, "CACHE_ROWS", 1)
+    settings = Settings(home=tmp_path / "home")
+    reader, writer = open_store(settings), open_store(settings)
+    try:
+        cid = writer.conversations.create_conversation("acme", "alice", title="t", collections=[]).id
+        first = writer.conversations.add_messages("acme", "alice", cid, [NewMessage("user", "one")])[0]
+        v = np.eye(4, dtype=np.float32)
+        writer.conversations.set_message_embeddings("acme", "m", [(first.id, v[0])])
+        assert [m.id for m, _ in reader.conversations.search_messages("acme", "alice", v[1], 5, model_id="m")] == \
+            [first.id]
+        second = writer.conversations.add_messages("acme", "alice", cid, [NewMessage("user", "two")])[0]
+        writer.conversations.set_message_embeddings("acme", "m", [(second.id, v[1])])
+        found = reader.conversations.search_messages("acme", "alice", v[1], 5, model_id="m")
+        assert [m.id for m, _ in found] == [second.id, first.id]
+        writer.conversations.delete_conversation("acme", "alice", cid)
+        assert reader.conversations.search_messages("acme", "alice", v[1], 5, model_id="m") == []
+    finally:
+        reader.close()
+        writer.close()

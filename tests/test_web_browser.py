@@ -412,3 +412,24 @@ def test_static_files_and_api_share_the_app(server):
         missing = client.get("/no-such-file.js")
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
 
+
+
+def test_an_encrypted_pdf_asks_for_its_password_and_opens_with_it(page, server):
+    from .conftest import PDF_SAMPLES
+
+    encrypted = (PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf").read_bytes()
+    sign_in(page, server, create_tenant(server, "locked"))
+    create_collection(page, "vault")
+    page.get_by_role("tab", name="Documents").click()
+    drop_files(page, [("locked.pdf", "application/pdf", encrypted)])
+    failed = doc_row(page, "locked.pdf").and_(page.locator("[data-state=failed]"))
+    failed.wait_for()
+    assert "password" in failed.locator(".doc-error").inner_text().lower()
+    failed.get_by_role("button", name="Enter the password for locked.pdf").click()
+    field = page.get_by_role("textbox", name="Password for locked.pdf")
+    expect(field).to_be_focused()
+    field.fill("openpassword")
+    screenshot(page, "08-documents-password")
+    field.press("Enter")
+    doc_row(page, "locked.pdf").and_(page.locator("[data-state=indexed]")).wait_for()
+    expect(doc_row(page, "locked.pdf").locator(".doc-error")).to_be_hidden()

@@ -3,18 +3,25 @@ adapters over it. Build it with a Settings object; nothing loads until used."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from .embed import make_embedder
-from .embed.base import Embedder, EmbeddingCache
+from .embed.base import DelegatingEmbedder, Embedder, EmbeddingCache
+from .embed.cache import QueryCache
+from .embed.registry import max_tokens as embedder_max_tokens
 from .engine_admin import EngineAdmin
-from .ingest.chunkers import make_chunker
+from .ingest.chunkers import LengthLimit, make_chunker
 from .ingest.pipeline import Ingestor, IngestSummary, Progress
 from .ingest.sandbox import ParserSandbox
 from .models import Document, Scope
+from .retrieve.analyzer import DEFAULT_LANGUAGE, detect_language
+from .retrieve.rerank import Reranker, make_reranker
 from .retrieve.search import Searcher, SearchResult
 from .settings import ChunkingSettings, Settings
 from .store import Store, backend_for, open_store, redact
@@ -23,6 +30,9 @@ from .store.types import CollectionInfo
 
 if TYPE_CHECKING:
     from .answer import Answer, Answerer, AnswerStream, Generator
+    from .conversations import Conversations
+    from .records.service import Transactions
+    from .reembed import ReembedReport
     from .store.migrate import MigrationReport
 
 
@@ -36,6 +46,9 @@ class Engine(EngineAdmin):
         self._embedder = embedder
         self._store = store
         self._sandbox: ParserSandbox | None = None
+        # Entered while an answer waits on a remote LLM: the server lends its request slot back
+        # (server/fairness.py) so a slow provider holds no share of the CPU.
+        self.remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext
 
     # -- components (lazy) ----------------------------------------------------
     @property
@@ -56,6 +69,16 @@ class Engine(EngineAdmin):
         return self._embedder
 
     @cached_property
+    def reranker(self) -> Reranker | None:
+        """The rerank stage ``search.rerank`` names (None: the search's own order)."""
+        return make_reranker(self.settings.search, self.store, self.embedder)
+
+    @cached_property
+    def query_cache(self) -> QueryCache:
+        """Query vectors by (tenant, model, text), bounded by ``embedder.query_cache_size``."""
+        return QueryCache(self.settings.embedder.query_cache_size)
+
+    @cached_property
     def embedding_cache(self) -> EmbeddingCache:
         return EmbeddingCache(self.settings.home / "embedding-cache.sqlite")
 
@@ -65,20 +88,42 @@ class Engine(EngineAdmin):
             self._sandbox = ParserSandbox(self.settings.limits)
         return self._sandbox
 
-    def collection(self, scope: Scope, chunking: ChunkingSettings | None = None) -> CollectionInfo:
-        """Create the scope's collection if needed (recording model and chunking), or
-        check the existing one matches this engine's embedding model."""
-        config = {"chunking": (chunking or self.settings.chunking).model_dump()}
+    def collection(self, scope: Scope, chunking: ChunkingSettings | None = None, *,
+                   language: str | None = None) -> CollectionInfo:
+        """Create the scope's collection if needed (recording model, chunking and, when
+        given or configured, its keyword language), or check the existing one matches
+        this engine's embedding model."""
+        config: dict[str, Any] = {"chunking": (chunking or self.settings.chunking).model_dump()}
+        if (language or self.settings.search.language) is not None:
+            config["language"] = language or self.settings.search.language
         return self.store.ensure_collection(scope, model_id=self.embedder.model_id,
                                             dimension=self.embedder.dimension, config=config)
 
     def _ingestor(self, scope: Scope) -> Ingestor:
         info = self.collection(scope)
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
-        chunker = make_chunker(chunking, token_length=getattr(self.embedder, "count_tokens", None))
+        count_tokens = getattr(self.embedder, "count_tokens", None)
+        chunker = make_chunker(chunking, token_length=count_tokens)
+        limit = embedder_max_tokens(self.embedder)
+        length_limit = None
+        config = chunking.model_dump()
+        if limit is not None and count_tokens is not None:
+            overflow = self.settings.embedder.overflow
+            length_limit = LengthLimit(limit, count_tokens, split=overflow == "split", model_id=self.embedder.model_id)
+            config.update(max_tokens=limit, overflow=overflow)  # both shape the chunks: part of the config hash
+        language, settle = self._language(scope, info)
         return Ingestor(self.store, self.embedder, chunker, self.sandbox, cache=self.embedding_cache,
-                        chunking_config=chunking.model_dump(), batch_chunks=max(64, self.settings.embedder.batch_size * 8),
-                        limits=self.settings.limits, data_dir=self.settings.home)
+                        chunking_config=config, batch_chunks=max(64, self.settings.embedder.batch_size * 8),
+                        limits=self.settings.limits, data_dir=self.settings.home, length_limit=length_limit,
+                        language=language, settle_language=settle)
+
+    def _language(self, scope: Scope, info: CollectionInfo) -> tuple[str | None, Callable[[str], str] | None]:
+        """The collection's keyword language; for a new, empty collection without one,
+        (None, a detector): its first document's text decides, recorded in the collection."""
+        language = info.config.get("language")
+        if language is not None or info.documents:
+            return language or DEFAULT_LANGUAGE, None  # filled before languages existed: English terms
+        return None, lambda text: self.store.settle_language(scope, detect_language(text))
 
     # -- operations -----------------------------------------------------------
     def ingest(self, paths: Iterable[Path | str], scope: Scope, *, password: str | None = None,
@@ -136,15 +181,33 @@ class Engine(EngineAdmin):
 
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
                threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
-        searcher = Searcher(self.store, self.embedder, self.settings.search)
+        searcher = Searcher(self.store, self.query_cache.for_tenant(self.embedder, scope.tenant), self.settings.search,
+                            reranker=self.reranker)
         return searcher.search(query, scope, mode=mode, k=k, threshold=threshold, filters=filters)
 
     # -- answers (ragline.answer) ---------------------------------------------
     @cached_property
+    def conversations(self) -> Conversations:
+        """Conversations and their turns: chat memory, follow-ups, the user's past
+        messages (``ragline.conversations``)."""
+        from .conversations import Conversations
+
+        return Conversations(self)
+
+    @cached_property
     def answerer(self) -> Answerer:
         from .answer import Answerer
 
-        return Answerer(self.store, self.embedder, self.settings)
+        return Answerer(self.store, self.embedder, self.settings, query_cache=self.query_cache,
+                        remote_wait=lambda: self.remote_wait(), records=self.transactions, reranker=self.reranker)
+
+    @cached_property
+    def transactions(self) -> Transactions:
+        """Bank transactions as records: import, list, and exact answers to money
+        questions (``ragline.records``)."""
+        from .records.service import Transactions
+
+        return Transactions(self)
 
     def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, stream: bool = False,
             mode: str | None = None, filters: Filters | None = None) -> Answer | AnswerStream:
@@ -171,7 +234,8 @@ class Engine(EngineAdmin):
                 "tenant": tenant,
                 "collections": [
                     {"name": c.name, "documents": c.documents, "chunks": c.chunks, "model": c.model_id,
-                     "dimension": c.dimension, "chunking": c.config.get("chunking")}
+                     "dimension": c.dimension, "chunking": c.config.get("chunking"),
+                     "language": c.config.get("language")}
                     for c in store.list_collections(tenant)
                 ],
             })
@@ -192,7 +256,20 @@ class Engine(EngineAdmin):
         finally:
             target.close()
 
+    def reembed(self, scope: Scope, embedder: Embedder | None = None, *,
+                progress: Callable[[int, int], None] | None = None) -> ReembedReport:
+        """Re-embed the scope's collection with ``embedder`` (default: this engine's)
+        while searches keep the old vectors, then switch atomically; resumable
+        (``ragline.reembed``)."""
+        from .reembed import Reembedder
+
+        return Reembedder(self.store, embedder or self.embedder, self.embedding_cache, scope.tenant,
+                          scope.collection, batch=max(64, self.settings.embedder.batch_size * 8),
+                          progress=progress).run()
+
     def close(self) -> None:
+        if "conversations" in self.__dict__:
+            self.conversations.close()
         if "answerer" in self.__dict__:
             self.answerer.close()
         if self._sandbox is not None:
@@ -205,27 +282,20 @@ ChunkProgress = Callable[[str, int, int], None]
 """Called as progress(stage, done_chunks, total_chunks); stage is "parsing" or "embedding"."""
 
 
-class _ReportingEmbedder:
+class _ReportingEmbedder(DelegatingEmbedder):
     """Embeds documents in batches and reports the running count after each one,
     so a job's progress moves while a large file is embedded."""
 
     def __init__(self, inner: Embedder, batch_size: int, report: Callable[[int], None]) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dimension = inner.dimension
+        super().__init__(inner)
         self.batch_size = max(1, batch_size)
         self.report = report
         self.done = 0
 
-    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
-        import numpy as np
-
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         parts = []
         for i in range(0, len(texts), self.batch_size):
             parts.append(self.inner.embed_documents(texts[i:i + self.batch_size]))
             self.done += len(parts[-1])
             self.report(self.done)
         return np.concatenate(parts) if parts else np.zeros((0, self.dimension), dtype=np.float32)
-
-    def embed_query(self, text: str):  # type: ignore[no-untyped-def]
-        return self.inner.embed_query(text)

@@ -10,9 +10,11 @@ parser and HTTP exceptions are mapped at the boundary where they occur
     ├── EmbedderError        the embedding model is missing or failed
     ├── StoreError           the store refused an operation
     │   ├── StoreUnavailableError  the database cannot be reached now (HTTP 503; retry)
+    │   │   └── DiskFullError    no space left for data or uploads (HTTP 507; retry when freed)
     │   ├── NotFoundError    no such tenant/collection/document in this scope
     │   └── ModelMismatchError  a collection was filled by another embedding model
-    └── GeneratorError       an answer provider failed (after retries)
+    ├── GeneratorError       an answer provider failed (after retries)
+    └── ConnectorError       a bank API (a remote source of records) failed or refused (after retries)
 """
 
 from __future__ import annotations
@@ -50,6 +52,11 @@ class StoreUnavailableError(StoreError):
     """The database cannot be reached or is out of space; retrying later may work."""
 
 
+class DiskFullError(StoreUnavailableError):
+    """No space left where data or uploads are written; nothing already stored is lost,
+    and work resumes once space is freed."""
+
+
 class NotFoundError(StoreError):
     """The requested object does not exist within the caller's scope."""
 
@@ -57,6 +64,20 @@ class NotFoundError(StoreError):
 class ModelMismatchError(StoreError):
     """A collection was built with a different embedding model or dimension."""
 
+    @classmethod
+    def between(cls, collection: str, stored: str, stored_dim: int, model: str, dim: int) -> ModelMismatchError:
+        """The error for opening ``collection`` (filled by ``stored``) with ``model``:
+        names both and the way out."""
+        return cls(f"collection {collection!r} was built with {stored} (dim {stored_dim}); it cannot be opened "
+                   f"with {model} (dim {dim}). Re-embed it with `ragline reembed --collection {collection} "
+                   f"--model <name>` (or set RAGLINE_EMBEDDER__NAME/__MODEL back to its model), "
+                   "or use another collection.")
+
 
 class GeneratorError(RaglineError):
     """An answer generator failed (after its retries)."""
+
+
+class ConnectorError(RaglineError):
+    """A bank API failed (after its retries) or refused the credentials; the message
+    says which call and what to do."""

@@ -68,13 +68,15 @@ class Block:
 
 @dataclass
 class Document:
-    """One loaded source, before chunking."""
+    """One loaded source, before chunking. ``chunked``: its blocks already are
+    chunks (records stored as they come), so each is stored whole, not re-split."""
 
     source: str
     blocks: list[Block]
     title: str | None = None
     media_type: str = "text/plain"
     metadata: dict[str, Any] = field(default_factory=dict)
+    chunked: bool = False
 
     @property
     def text(self) -> str:

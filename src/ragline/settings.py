@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -40,9 +41,26 @@ class ChunkingSettings(BaseModel):
 
 
 class EmbedderSettings(BaseModel):
+    """The embedding model (docs/embedders.md). ``name`` picks a provider from the
+    registry (``ragline.embed.EMBEDDERS``); ``model``, ``base_url`` and ``api_key``
+    default to the provider's own (keys also from its usual variable, e.g.
+    ``OPENAI_API_KEY``), ``path`` is a local model folder or hub id (``local``)."""
+
     name: str = "minilm"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    path: str | None = None
+    dimensions: int | None = Field(default=None, ge=1, le=8192)  # output dimensionality (OpenAI v3, Gemini)
     batch_size: int = Field(default=32, ge=1, le=1024)
     threads: int | None = None
+    timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
+    retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)
+    query_cache_size: int = Field(default=1024, ge=0, le=1_000_000)  # query vectors kept in memory (0: off)
+    # A chunk longer than the model's input limit: "split" it before embedding, or "warn" (the model cuts it).
+    overflow: Literal["split", "warn"] = "split"
 
 
 SEARCH_MODES = ("hybrid", "dense", "keyword")
@@ -61,6 +79,14 @@ class SearchSettings(BaseModel):
     dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     overfetch: int = Field(default=500, ge=1, le=10000)
     doc_aggregate: Literal["max", "sum"] = "max"
+    # Re-sort the top ``rerank_depth`` hits: by cosine(question, chunk), or with a cross-encoder
+    # from ``rerank_model`` (a local folder: tokenizer.json + onnx/model.onnx; none ships).
+    rerank: Literal["none", "cosine", "cross-encoder"] = "none"
+    rerank_model: str | None = None
+    rerank_depth: int = Field(default=50, ge=1, le=1000)
+    # Keyword analysis (stopwords, Snowball stemmer) of new collections, e.g. "spanish" or "es";
+    # None: detected from a collection's first document. Kept with the collection once set.
+    language: str | None = None
 
 
 class LimitSettings(BaseModel):
@@ -118,7 +144,7 @@ class AnswerSettings(BaseModel):
     max_tokens: int = Field(default=2000, ge=100, le=4000)
     max_sources: int = Field(default=5, ge=1, le=10)
     # Abstain when no hit's cosine(question, chunk) reaches this floor. None: the floor
-    # measured for the collection's embedding model (answer/service.py MEASURED_FLOORS).
+    # measured for the collection's embedding model (the embedder registry, ragline.embed.registry).
     relevance_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
     candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
     neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
@@ -131,6 +157,17 @@ class ServerSettings(BaseModel):
     admin_key: str | None = None
     job_workers: int = Field(default=1, ge=0, le=32)  # 0: this process only serves; `ragline worker` ingests
     job_lease_s: float = Field(default=30.0, ge=1.0, le=3600.0)  # a dead worker's job is taken again after this
+    # Ingestion in a child process at a lower CPU priority (server/worker_process.py), so one
+    # tenant's upload does not slow others' requests; False runs the workers as threads here.
+    job_process: bool = True
+    job_nice: int = Field(default=10, ge=0, le=19)
+    # POST requests handled at once in this process, and how many of them one tenant may hold
+    # (default: all but one, so another tenant always finds a slot); server/fairness.py.
+    request_slots: int = Field(default=2, ge=1, le=256)
+    request_slots_per_tenant: int | None = Field(default=None, ge=1, le=256)
+    request_queue_per_tenant: int = Field(default=64, ge=1, le=10_000)  # waiting beyond this: 429 busy
+    # Below this free space where data and uploads are written, readiness fails and uploads get 507.
+    min_free_mb: float = Field(default=64.0, ge=0)
     max_file_mb: float = Field(default=50.0, gt=0)
     max_request_mb: float = Field(default=200.0, gt=0)
     # On SIGTERM, requests in flight get this long to finish before they are cancelled.
@@ -202,6 +239,75 @@ class QuotaSettings(TenantQuota):
         return TenantQuota(**limits)
 
 
+class TrueLayerSettings(BaseModel):
+    """The TrueLayer Data API connector (``ragline connect truelayer``): the app's
+    client id and secret from TrueLayer's console; the URLs default to production
+    (the sandbox: ``https://auth.truelayer-sandbox.com``, ``https://api.truelayer-sandbox.com``)."""
+
+    client_id: str | None = None
+    client_secret: str | None = None
+    auth_url: str = "https://auth.truelayer.com"
+    api_url: str = "https://api.truelayer.com"
+    days: int = Field(default=90, ge=1, le=730)  # history fetched per account
+    timeout: float = Field(default=30.0, gt=0, le=300)
+    max_retries: int = Field(default=4, ge=0, le=10)  # on 429 and 5xx, with backoff honouring Retry-After
+    retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
+
+
+class RecordsSettings(BaseModel):
+    """Transactions (docs/transactions.md): the collection their searchable text goes
+    to (private to each owner), and the bank connector."""
+
+    collection: str = "transactions"
+    truelayer: TrueLayerSettings = TrueLayerSettings()
+
+    @field_validator("collection")
+    @classmethod
+    def _collection_name(cls, value: str) -> str:
+        from .store.types import NAME_PATTERN  # the one definition of a name the API can address
+
+        if not re.fullmatch(NAME_PATTERN, value):
+            raise ValueError(f"records.collection {value[:80]!r} is not a valid collection name")
+        return value
+
+
+class IngestSettings(BaseModel):
+    """How files are read (docs/formats.md). Record files (a JSON array of objects,
+    JSON Lines): the fields holding each record's id, title and text (dotted paths
+    such as ``payload.body`` reach into nested objects; unset: ``_id``/``id``,
+    ``title``, ``text``/``content``/``body``), and ``records_as_chunks`` to store
+    each record as one chunk, unsplit. OCR (``ocr``): ``auto`` reads images and
+    text-less PDF pages when Tesseract is installed, ``on`` requires it, ``off``
+    never runs it; ``ocr_languages`` are Tesseract's codes joined by ``+``."""
+
+    id_field: str | None = None
+    title_field: str | None = None
+    text_field: str | None = None
+    records_as_chunks: bool = False
+    ocr: Literal["auto", "on", "off"] = "auto"
+    ocr_languages: str = Field(default="eng", pattern=r"^[A-Za-z_]{3,20}(\+[A-Za-z_]{3,20}){0,9}$")
+    ocr_dpi: int = Field(default=300, ge=72, le=600)  # PDF pages are rendered at this resolution for OCR
+
+
+class Price(BaseModel):
+    """What a model costs, in ``UsageSettings.currency`` per million tokens."""
+
+    input: float = Field(default=0.0, ge=0)
+    output: float = Field(default=0.0, ge=0)
+
+
+class UsageSettings(BaseModel):
+    """Usage accounting (docs/usage.md). ``prices`` maps a model id (as the embedder
+    or the generator reports it, e.g. ``gpt-4o-mini``) to its price per million
+    tokens; a model not listed costs 0 (local models) and is shown as unpriced.
+    Match counters are written in batches every ``flush_interval_s`` seconds, off
+    the query path."""
+
+    currency: str = "USD"
+    prices: dict[str, Price] = Field(default_factory=dict)
+    flush_interval_s: float = Field(default=2.0, gt=0, le=3600)
+
+
 class Settings(BaseSettings):
     """All of ragline's configuration."""
 
@@ -221,6 +327,9 @@ class Settings(BaseSettings):
     answer: AnswerSettings = AnswerSettings()
     server: ServerSettings = ServerSettings()
     quotas: QuotaSettings = QuotaSettings()
+    records: RecordsSettings = RecordsSettings()
+    ingest: IngestSettings = IngestSettings()
+    usage: UsageSettings = UsageSettings()
 
     @classmethod
     def settings_customise_sources(

@@ -60,7 +60,14 @@ class Slow:
     then: Reply = field(default_factory=Reply)
 
 
-Behaviour = Reply | Status | Slow
+@dataclass
+class Garbage:
+    """A 200 whose body is not the provider's JSON (a proxy's error page, a cut body)."""
+
+    body: bytes = b"<html><body>502 Bad Gateway</body></html>"
+
+
+Behaviour = Reply | Status | Slow | Garbage
 
 
 @dataclass
@@ -208,6 +215,13 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             if isinstance(behaviour, Slow):
                 time.sleep(behaviour.delay)
                 behaviour = behaviour.then
+            if isinstance(behaviour, Garbage):
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(behaviour.body)))
+                self.end_headers()
+                self.wfile.write(behaviour.body)
+                return None
             if isinstance(behaviour, Status):
                 headers = {"Retry-After": behaviour.retry_after} if behaviour.retry_after is not None else {}
                 return self._json(behaviour.code, {"error": {"message": behaviour.message, "code": behaviour.code}},

@@ -13,11 +13,11 @@ from .context import ContextBuilder, DroppedHit, RAGContext, Source
 from .generators import GENERATORS, GenerationRequest, Generator, make_generator
 from .grounding import GroundingChecker
 from .prompt import NO_ANSWER, Prompt, build_prompt
-from .service import MEASURED_FLOORS, Answerer, AnswerStream
+from .service import Answerer, AnswerStream
 from .types import Answer, Citation, Grounding, SentenceCheck
 
 __all__ = [
-    "GENERATORS", "MEASURED_FLOORS", "NO_ANSWER", "Answer", "AnswerStream", "Answerer", "Citation",
+    "GENERATORS", "NO_ANSWER", "Answer", "AnswerStream", "Answerer", "Citation",
     "ContextBuilder", "DroppedHit", "GenerationRequest", "Generator", "Grounding", "GroundingChecker", "Prompt",
     "RAGContext", "SentenceCheck", "Source", "build_prompt", "make_generator",
 ]

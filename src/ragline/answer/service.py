@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..embed import check_vectors
-from ..embed.base import Embedder
+from ..embed.base import DelegatingEmbedder, Embedder
+from ..embed.cache import QueryCache
+from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError
 from ..models import Hit, Scope
+from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings
 from ..store import Store
@@ -35,16 +39,11 @@ from .prompt import build_prompt, is_no_answer
 from .tokens import TokenCounter
 from .types import Answer, Citation
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    from ..conversations.turn import AnswerTurn
+    from ..records.service import Transactions
 
-MEASURED_FLOORS: dict[str, float] = {
-    # cosine(question, best chunk) below which ragline abstains; measured on SciFact
-    # train (scripts/measure_abstain_floor.py; table in docs/answers.md). Models not
-    # listed (e.g. the lexical hashing embedder, whose cosine separates in-corpus from
-    # off-topic questions with AUC 0.73 only) abstain only when nothing is found,
-    # unless answer.relevance_floor is set.
-    "sentence-transformers/all-MiniLM-L6-v2": 0.39,
-}
+log = logging.getLogger(__name__)
 
 NOTHING_FOUND = "I could not find anything about this in the knowledge base."
 NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
@@ -52,14 +51,12 @@ NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this q
 Event = dict[str, Any]
 
 
-class _Memo:
+class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
     search, relevance, the extractive generator and grounding embed each text once."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dimension = inner.dimension
+        super().__init__(inner)
         self.query_vector: np.ndarray | None = None
         self._vectors: dict[str, np.ndarray] = {}
 
@@ -97,36 +94,46 @@ class Answerer:
     """Answers questions over one store with one embedder and the settings' defaults."""
 
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, *,
-                 counter: TokenCounter | None = None) -> None:
+                 counter: TokenCounter | None = None, query_cache: QueryCache | None = None,
+                 remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext,
+                 records: Transactions | None = None, reranker: Reranker | None = None) -> None:
         self.store = store
+        self.reranker = reranker  # the search's rerank stage (search.rerank)
+        self.records = records  # money questions are answered from the owner's transactions (records.service)
+        self.remote_wait = remote_wait  # entered while waiting on a remote provider (the server's fair share)
         self.embedder = embedder
         self.settings = settings
         self.counter = counter
+        self.query_cache = query_cache  # repeated questions embed once (per tenant)
         self._generators: dict[str, Generator] = {}
 
     # -- public API ----------------------------------------------------------------
     def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, mode: str | None = None,
-            filters: Filters | None = None) -> Answer:
-        """Answer ``question`` from the documents ``scope`` can read."""
-        stream = self._start(question, scope, generator, mode, filters, streaming=False)
+            filters: Filters | None = None, turn: AnswerTurn | None = None) -> Answer:
+        """Answer ``question`` from the documents ``scope`` can read. ``turn`` (a
+        conversation's, ``ragline.conversations``) changes what is searched and the bounds."""
+        stream = self._start(question, scope, generator, mode, filters, streaming=False, turn=turn)
         for _ in stream:
             pass
         assert stream.answer is not None
         return stream.answer
 
     def stream(self, question: str, scope: Scope, *, generator: str | Generator | None = None,
-               mode: str | None = None, filters: Filters | None = None) -> AnswerStream:
+               mode: str | None = None, filters: Filters | None = None, turn: AnswerTurn | None = None) -> AnswerStream:
         """Like ``ask`` but as events (see the module docstring). Bad input raises
         here, before the first event; provider failures never raise."""
-        return self._start(question, scope, generator, mode, filters, streaming=True)
+        return self._start(question, scope, generator, mode, filters, streaming=True, turn=turn)
 
     def _start(self, question: str, scope: Scope, generator: str | Generator | None, mode: str | None,
-               filters: Filters | None, *, streaming: bool) -> AnswerStream:
+               filters: Filters | None, *, streaming: bool, turn: AnswerTurn | None = None) -> AnswerStream:
         if not isinstance(question, str) or not question.strip():
             raise ConfigError("question is empty")
         chosen = self.generator(generator)
         holder = AnswerStream(iter(()))
-        holder._events = self._run(question.strip(), scope, chosen, mode, filters, holder, streaming)
+        holder._events = self._run(question.strip(), scope, chosen, mode, filters, holder, streaming, turn)
+        if self.records is not None:  # the route step: records or retrieval, and why
+            asked = turn.query if turn is not None and turn.query else question.strip()  # a follow-up, rewritten
+            holder._events = self.records.routed_events(asked, scope, chosen, holder, holder._events)
         return holder
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
@@ -147,9 +154,10 @@ class Answerer:
         return self._generators[name]
 
     def floor(self) -> float | None:
-        """The abstain floor: the setting, else the measured one for this model."""
+        """The abstain floor: the setting, else the one measured for this model (the
+        embedder registry; None for models never measured: abstain only on no hits)."""
         configured = self.settings.answer.relevance_floor
-        return configured if configured is not None else MEASURED_FLOORS.get(self.embedder.model_id)
+        return configured if configured is not None else abstain_floor(self.embedder)
 
     def relevance(self, scope: Scope, hits: list[Hit], query_vector: np.ndarray | None,
                   memo: Embedder | None = None) -> dict[str, float]:
@@ -172,56 +180,70 @@ class Answerer:
 
     # -- the pipeline ---------------------------------------------------------------
     def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,
-             filters: Filters | None, holder: AnswerStream, streaming: bool) -> Iterator[Event]:
+             filters: Filters | None, holder: AnswerStream, streaming: bool,
+             turn: AnswerTurn | None = None) -> Iterator[Event]:
         started = time.perf_counter()
-        memo = _Memo(self.embedder)
+        cached = self.query_cache.for_tenant(self.embedder, scope.tenant) if self.query_cache else self.embedder
+        memo = MemoEmbedder(cached)
         answer_settings = self.settings.answer
-        searcher = Searcher(self.store, memo, self.settings.search)
-        result: SearchResult = searcher.search(question, scope, mode=mode, k=answer_settings.candidates,
+        searcher = Searcher(self.store, memo, self.settings.search, reranker=self.reranker)
+        if turn is not None:  # a conversation's turn: the rewritten follow-up, fused with the cited documents
+            result: SearchResult = turn.search(searcher, question, scope, mode=mode, k=answer_settings.candidates,
                                                filters=filters)
+        else:
+            result = searcher.search(question, scope, mode=mode, k=answer_settings.candidates, filters=filters)
         embed_ms = result.timings_ms.get("embed", 0.0)
         if memo.query_vector is None and result.degraded is None and result.hits:
             # Keyword search by choice: the abstain decision still needs the question's vector.
             embed_started = time.perf_counter()
             try:
-                memo.embed_query(question)
+                memo.embed_query(turn.query or question if turn is not None else question)
             except EmbedderError:
                 pass
             embed_ms += (time.perf_counter() - embed_started) * 1000
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
         floor = self.floor()
-        builder = ContextBuilder(max_tokens=answer_settings.max_tokens, max_sources=answer_settings.max_sources,
+        max_tokens, max_sources = answer_settings.max_tokens, answer_settings.max_sources
+        if turn is not None:  # per-request bounds
+            max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
+        builder = ContextBuilder(max_tokens=max_tokens, max_sources=max_sources,
                                  floor=floor, neighbours=answer_settings.neighbours, counter=self.counter)
         context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
-        if not context.sources:
+        if not context.sources and turn is not None and turn.answers_generally(generator):
+            yield from turn.general_answer(question, generator, answer, self.settings.generator)
+        if not context.sources and not (turn is not None and turn.general):
             best = max(relevance.values(), default=None)
             answer.abstained, answer.generator = True, "none"
             answer.answer = NOTHING_FOUND if not result.hits else NOT_RELEVANT
             if best is not None and floor is not None and result.hits:
                 log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
             yield {"type": "delta", "text": answer.answer}
-        else:
-            yield from self._generate(question, context, generator, memo, answer, streaming)
+        elif context.sources:
+            yield from self._generate(question, context, generator, memo, answer, streaming, turn)
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
         holder.answer = answer
         yield {"type": "done", "answer": answer.to_dict()}
 
-    def _generate(self, question: str, context: RAGContext, generator: Generator, memo: _Memo,
-                  answer: Answer, streaming: bool) -> Iterator[Event]:
+    def _generate(self, question: str, context: RAGContext, generator: Generator, memo: MemoEmbedder,
+                  answer: Answer, streaming: bool, turn: AnswerTurn | None = None) -> Iterator[Event]:
         started = time.perf_counter()
         gen_settings = self.settings.generator
-        request = GenerationRequest(question=question, context=context, prompt=build_prompt(question, context),
+        prompt = build_prompt(question, context)
+        request = GenerationRequest(question=question, context=context,
+                                    prompt=turn.prompt(prompt) if turn is not None else prompt,
                                     temperature=gen_settings.temperature,
-                                    max_output_tokens=gen_settings.max_output_tokens, query_vector=memo.query_vector)
+                                    max_output_tokens=gen_settings.max_output_tokens,
+                                    query_vector=turn.answer_vector(question, memo) if turn is not None else memo.query_vector)
         parts: list[str] = []
         try:
             # A whole answer uses the provider's plain endpoint; a stream its event stream.
-            for delta in generator.stream(request) if streaming else [generator.generate(request)]:
-                parts.append(delta)
-                yield {"type": "delta", "text": delta}
+            with nullcontext() if isinstance(generator, ExtractiveGenerator) else self.remote_wait():
+                for delta in generator.stream(request) if streaming else [generator.generate(request)]:
+                    parts.append(delta)
+                    yield {"type": "delta", "text": delta}
         except Exception as exc:
             reason = str(exc) if isinstance(exc, GeneratorError) else f"{generator.name}: {type(exc).__name__}: {exc}"
             if isinstance(generator, ExtractiveGenerator):

@@ -1,5 +1,7 @@
-"""Token counting with a real tokenizer: the MiniLM wordpiece tokenizer shipped with
-the default model's weights package (tiktoken cannot fetch its files offline).
+"""Token counting for context budgets with a real tokenizer: the embedder registry's
+default one (the bundled model's wordpiece tokenizer; tiktoken cannot fetch its
+files offline). Independent of the configured embedder, so a remote or broken
+embedder never stops an answer's budget from being measured.
 
 Wordpiece counts run a little above BPE counts for English prose, so a budget
 measured here is a safe upper bound for an LLM's own tokenizer too.
@@ -10,6 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
+from ..embed.registry import default_tokenizer
 from ..errors import ConfigError, EmbedderError
 
 
@@ -21,7 +24,7 @@ class TokenCounter(Protocol):
 
 
 class WordpieceCounter:
-    """Counts tokens with a ``tokenizers.Tokenizer`` (loaded on first use)."""
+    """Counts tokens with a ``tokenizers.Tokenizer`` (default: the registry's, loaded on first use)."""
 
     def __init__(self, tokenizer=None) -> None:
         self._tokenizer = tokenizer
@@ -32,10 +35,8 @@ class WordpieceCounter:
         if self._tokenizer is None:
             with self._lock:
                 if self._tokenizer is None:
-                    from ..embed.minilm import load_tokenizer
-
                     try:
-                        self._tokenizer = load_tokenizer()
+                        self._tokenizer = default_tokenizer()
                     except EmbedderError as exc:
                         raise ConfigError(f"cannot count context tokens: {exc}") from exc
         return self._tokenizer

@@ -5,7 +5,8 @@ and the streaming ``done`` event::
 
     {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score"}],
      "abstained", "generator", "fallback_reason", "grounding": {"supported", "unsupported", "uncited"},
-     "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"}}
+     "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"},
+     "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer)}
 """
 
 from __future__ import annotations
@@ -103,6 +104,8 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     search_mode: str | None = None
     degraded: str | None = None  # set when search itself degraded (e.g. embedder down → keyword)
+    route: dict[str, Any] | None = None  # which route answered (records or retrieval) and why (records.router)
+    records: dict[str, Any] | None = None  # an exact answer's table, chart and sources (records.exact)
 
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
         """The wire shape above. ``details=True`` adds per-sentence checks and the
@@ -118,6 +121,10 @@ class Answer:
             "timings_ms": {key: round(self.timings_ms.get(key, 0.0), 1)
                            for key in ("embed", "search", "generate", "total")},
         }
+        if self.route is not None:
+            data["route"] = self.route
+        if self.records is not None:
+            data["records"] = self.records
         if details:
             data["details"] = {
                 "question": self.question,

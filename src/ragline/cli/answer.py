@@ -13,6 +13,7 @@ from .common import AsJson, Collection, Owner, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+from .transactions import print_table
 
 
 def _print_sources(data: dict[str, Any]) -> None:
@@ -28,7 +29,7 @@ def _print_sources(data: dict[str, Any]) -> None:
 
 def _notes(data: dict[str, Any]) -> None:
     if data["fallback_reason"]:
-        err.print(f"[yellow]fallback:[/yellow] extractive answer, because {data['fallback_reason']}", markup=True,
+        err.print(f"[yellow]fallback:[/yellow] {data['generator']} answer, because {data['fallback_reason']}", markup=True,
                   highlight=False)
     grounding = data["grounding"]
     if grounding["unsupported"] or grounding["uncited"]:
@@ -82,7 +83,11 @@ def ask(
             out.print()
         else:
             out.print(data["answer"], markup=False, highlight=False)
+        if data.get("records"):  # an exact answer: the table behind its figures
+            print_table(data["records"]["table"])
         _print_sources(data)
     if answer.degraded:
         err.print(f"[yellow]note:[/yellow] {answer.degraded}")
+    if data.get("route"):
+        err.print(f"[dim]route: {data['route']['name']} ({data['route']['reason']})[/dim]", highlight=False)
     _notes(data)

@@ -1,29 +1,13 @@
-"""Embedders: text → unit vectors. ``make_embedder`` picks one by name."""
+"""Embedders: text → unit vectors. ``make_embedder`` builds one by name from the
+registry (``EMBEDDERS``, in ``registry.py``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from ..errors import ConfigError, EmbedderError
-from ..settings import EmbedderSettings
-from .base import Embedder, EmbeddingCache
-
-EMBEDDERS = ("minilm", "hashing")
-
-
-def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> Embedder:
-    """Build the embedder named in settings (models load lazily, on first use)."""
-    if settings.name == "minilm":
-        from .minilm import MiniLMEmbedder
-
-        return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads, cache_dir=cache_dir)
-    if settings.name == "hashing":
-        from .hashing import HashingEmbedder
-
-        return HashingEmbedder()
-    raise ConfigError(f"unknown embedder {settings.name!r}; choose one of: {', '.join(EMBEDDERS)}")
+from ..errors import EmbedderError
+from .base import DelegatingEmbedder, Embedder, EmbeddingCache
+from .registry import EMBEDDERS, make_embedder
 
 
 def check_vectors(vectors: object, count: int, dimension: int, model_id: str) -> np.ndarray:
@@ -45,4 +29,4 @@ def check_vectors(vectors: object, count: int, dimension: int, model_id: str) ->
     return array
 
 
-__all__ = ["EMBEDDERS", "Embedder", "EmbeddingCache", "check_vectors", "make_embedder"]
+__all__ = ["EMBEDDERS", "DelegatingEmbedder", "Embedder", "EmbeddingCache", "check_vectors", "make_embedder"]

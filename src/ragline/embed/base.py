@@ -20,7 +20,12 @@ class Embedder(Protocol):
     """Turns text into L2-normalised float32 vectors.
 
     Documents and queries are separate calls so task-aware models can treat them
-    differently; symmetric models (MiniLM) embed both the same way.
+    differently (Gemini's task types, E5's prefixes); symmetric models (MiniLM)
+    embed both the same way.
+
+    Optional, read with ``getattr``: ``count_tokens(text) -> int`` (the model's own
+    tokenizer), ``max_tokens`` (its input limit: longer text is cut by the model),
+    ``batch_size`` (texts per call that keep it efficient).
     """
 
     model_id: str
@@ -144,14 +149,42 @@ class EmbeddingCache:
             conn.close()
 
 
-class CountingEmbedder:
-    """Wraps an embedder and counts texts embedded and time spent (used to prove
-    no wasted work, and by the benchmarks)."""
+class DelegatingEmbedder:
+    """Base of every wrapper around an embedder (progress reports, counting, the
+    per-question memo, the query cache): it forwards the two calls and every other
+    attribute (``count_tokens``, ``max_tokens``, ``batch_size``, …) to ``inner``, so a
+    wrapper never hides what the wrapped model can do. Subclasses override only the
+    call they change."""
 
     def __init__(self, inner: Embedder) -> None:
         self.inner = inner
-        self.model_id = inner.model_id
-        self.dimension = inner.dimension
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.inner.embed_query(text)
+
+    def __getattr__(self, name: str):  # only called for attributes this wrapper lacks
+        if name == "inner":  # not set yet (copy, unpickling): never recurse
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+class CountingEmbedder(DelegatingEmbedder):
+    """Counts texts embedded and time spent (used to prove no wasted work, and by
+    the benchmarks)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        super().__init__(inner)
         self.documents_embedded = 0
         self.queries_embedded = 0
         self.seconds = 0.0

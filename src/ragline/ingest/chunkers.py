@@ -140,6 +140,44 @@ class SpanChunker:
         return chunks
 
 
+@dataclass(frozen=True)
+class LengthLimit:
+    """The embedder's input limit, applied to chunks after any chunker: a chunk whose
+    embedded text (title line included) holds more than ``max_tokens`` tokens (as
+    ``count`` counts them) would be cut by the model. With ``split`` it is split
+    into pieces that fit; without, it is kept and reported. Either way the caller
+    gets a message with the counts: never a silent cut."""
+
+    max_tokens: int
+    count: LengthFn
+    split: bool = True
+    model_id: str = "the embedding model"
+
+    def apply(self, title: str | None, chunks: list[Chunk]) -> tuple[list[Chunk], str | None]:
+        """(the chunks, fitted; a message with the counts, or None if all fit)."""
+        budget = max(1, self.max_tokens - (self.count(f"{title}\n") if title else 0))
+        # A wordpiece covers at least one character: text no longer than the budget fits.
+        over = [(c, n) for c in chunks if len(c.text) > budget and (n := self.count(c.text)) > budget]
+        if not over:
+            return chunks, None
+        longest = max(n for _, n in over)
+        head = (f"{len(over)} of {len(chunks)} chunks exceed {self.model_id}'s input of {self.max_tokens} tokens "
+                f"(longest {longest})")
+        if not self.split:
+            return chunks, (f"{head}: the model reads only the first {budget} tokens of each; lower chunking.size "
+                            "or set RAGLINE_EMBEDDER__OVERFLOW=split")
+        splitter = SpanChunker("recursive", budget, 0, self.count)
+        too_long = {id(c) for c, _ in over}
+        fitted: list[Chunk] = []
+        for chunk in chunks:
+            spans = splitter.spans(chunk.text) if id(chunk) in too_long else [(0, len(chunk.text))]
+            fitted.extend(Chunk(text=chunk.text[a:b], position=0, start=chunk.start + a, end=chunk.start + b,
+                                page=chunk.page, section=chunk.section) for a, b in spans)
+        for position, chunk in enumerate(fitted):
+            chunk.position = position
+        return fitted, f"{head}: split, {len(chunks)} → {len(fitted)} chunks"
+
+
 def make_chunker(settings: ChunkingSettings, token_length: LengthFn | None = None) -> SpanChunker:
     """Build the chunker a collection's settings describe."""
     if settings.unit == "tokens":

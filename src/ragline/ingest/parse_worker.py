@@ -16,31 +16,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-import time
 
+from ..children import die_with_parent
 from .parsing import handle, read_frame, write_frame
-
-
-# -- process hygiene -------------------------------------------------------------
-def _die_with_parent(parent: int) -> None:
-    """Never outlive the parent, even when it is SIGKILLed and cannot clean up."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (Linux only)
-    except (OSError, AttributeError):
-        pass  # not Linux: the watchdog below still holds
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os._exit(0)
-
-    if os.getppid() != parent:  # the parent died before the prctl took effect
-        os._exit(0)
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
 def _cap_memory(megabytes: int) -> None:
@@ -55,7 +33,7 @@ def _cap_memory(megabytes: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     memory_mb, parent = (int(a) for a in (argv if argv is not None else sys.argv[1:]))
-    _die_with_parent(parent)
+    die_with_parent(parent)
     # Ctrl+C in a terminal signals the whole process group: the parent decides when
     # this worker stops (stdin EOF or a kill), so a file in flight is not reported as a crash.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -5,7 +5,8 @@ JSON rather than pickle because the worker parses hostile files: a pickle from a
 subverted worker would run code in the parent, while JSON can only ever be data.
 
 - first reply, once the loaders are imported: ``{"ready": pid}``
-- request: ``{"path", "source", "password", "max_bytes", "max_chars"}``
+- request: ``{"path", "source", "password", "max_bytes", "max_chars", "options"}``
+  (``options``: ``LoadOptions.to_wire()``)
 - reply: ``{"ok": [item, ...]}`` (a document as a dict, or a per-record error as
   ``{"error": [path, reason]}``), or ``{"error": [path, reason]}`` for the file.
 """
@@ -17,11 +18,14 @@ import os
 import struct
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import LoaderError
 from ..models import Block, Document
 from .limits import too_much_text
+
+if TYPE_CHECKING:
+    from .loaders.options import LoadOptions
 
 _HEADER = struct.Struct(">I")
 MAX_REASON_CHARS = 1000  # an error's text is shown to users and stored with jobs: keep it readable
@@ -87,7 +91,7 @@ def encode_item(item: Document | LoaderError) -> dict[str, Any]:
     if isinstance(item, LoaderError):
         return encode_error(item)
     return {"source": item.source, "title": item.title, "media_type": item.media_type, "metadata": item.metadata,
-            "blocks": [[b.text, b.page, b.section] for b in item.blocks]}
+            "blocks": [[b.text, b.page, b.section] for b in item.blocks], "chunked": item.chunked}
 
 
 def decode_item(data: dict[str, Any]) -> Document | LoaderError:
@@ -103,14 +107,15 @@ def decode_item(data: dict[str, Any]) -> Document | LoaderError:
             raise TypeError("metadata is not an object")
         title = data.get("title")
         return Document(source=str(data["source"]), blocks=blocks, title=title if isinstance(title, str) else None,
-                        media_type=str(data.get("media_type") or "text/plain"), metadata=metadata)
+                        media_type=str(data.get("media_type") or "text/plain"), metadata=metadata,
+                        chunked=data.get("chunked") is True)
     except (KeyError, TypeError, ValueError) as exc:
         raise ProtocolError(f"malformed document: {exc}") from exc
 
 
 # -- the work ------------------------------------------------------------------------
 def parse_file(path: str, source: str, password: str | None, max_bytes: int,
-               max_chars: int | None = None) -> list[Document | LoaderError]:
+               max_chars: int | None = None, options: LoadOptions | None = None) -> list[Document | LoaderError]:
     """Read and parse one file (runs in the worker; also usable in-process). The size
     limit is checked before reading; ``max_chars`` bounds the text it may expand to."""
     from .loaders import loader_for
@@ -128,7 +133,7 @@ def parse_file(path: str, source: str, password: str | None, max_bytes: int,
         raise LoaderError(source, "empty file")
     loader = loader_for(file, data[:16], source)
     try:
-        results = loader.load(data, source, password=password)
+        results = loader.load(data, source, password=password, options=options)
     except MemoryError as exc:
         raise LoaderError(source, "parsing exceeded the memory limit") from exc
     if max_chars is not None:
@@ -141,10 +146,12 @@ def parse_file(path: str, source: str, password: str | None, max_bytes: int,
 def handle(request: dict[str, Any]) -> dict[str, Any]:
     """One request → one reply. Every failure becomes a LoaderError with a readable
     reason here, so no parser's exception object (lxml's, say) has to cross over."""
+    from .loaders.options import LoadOptions
+
     source = str(request.get("source", "?"))
     try:
         results = parse_file(request["path"], source, request.get("password"), int(request["max_bytes"]),
-                             request.get("max_chars"))
+                             request.get("max_chars"), LoadOptions.from_wire(request.get("options")))
         return {"ok": [encode_item(item) for item in results]}
     except LoaderError as exc:
         return encode_error(exc)

@@ -19,14 +19,15 @@ from typing import Any
 
 import numpy as np
 
+from ..embed import check_vectors
 from ..embed.base import Embedder, EmbeddingCache
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, document_id, index_text, stable_id
-from ..retrieve.analyzer import ANALYZER_VERSION, analyze
+from ..retrieve.analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
 from ..settings import LimitSettings
 from ..store import Store
 from ..store.types import ChunkRecord, DocumentRecord
-from .chunkers import Chunker
+from .chunkers import Chunker, LengthLimit
 from .discover import Discovery, discover, nfc
 from .limits import bound_metadata, too_many_chunks, too_much_text
 from .sandbox import ParserSandbox
@@ -69,21 +70,34 @@ class Ingestor:
     def __init__(self, store: Store, embedder: Embedder, chunker: Chunker, sandbox: ParserSandbox,
                  cache: EmbeddingCache | None = None, chunking_config: dict[str, Any] | None = None,
                  batch_chunks: int = 256, *, limits: LimitSettings | None = None,
-                 data_dir: Path | None = None) -> None:
+                 data_dir: Path | None = None, length_limit: LengthLimit | None = None,
+                 language: str | None = None, settle_language: Callable[[str], str] | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.chunker = chunker
+        self.length_limit = length_limit  # the embedder's input limit, applied after chunking
         self.sandbox = sandbox
         self.cache = cache
-        # Chunking settings and the keyword analyzer both shape what is stored: a change
-        # to either re-indexes documents on their next ingest.
-        self.config_hash = content_hash(json.dumps({"chunking": chunking_config or {}, "analyzer": ANALYZER_VERSION},
-                                                   sort_keys=True))
+        self.chunking_config = chunking_config or {}
+        # The collection's keyword language; None (analyzed as English) until
+        # ``settle_language``, given the first document with text, has detected and
+        # recorded it for a new collection.
+        self.language = language
+        self.settle_language = settle_language
         self.batch_chunks = batch_chunks
         self.limits = limits or getattr(sandbox, "limits", None) or LimitSettings()
         # Folder walks skip ragline's data directory (kept uploads of every tenant). The
         # embedding cache lives there, so it names the directory when no one else does.
         self.data_dir = data_dir or (cache.path.parent if cache is not None and hasattr(cache, "path") else None)
+
+    @property
+    def config_hash(self) -> str:
+        """Chunking settings and the keyword analysis (version, language) shape what is
+        stored: a change to either re-indexes documents on their next ingest."""
+        config: dict[str, Any] = {"chunking": self.chunking_config, "analyzer": ANALYZER_VERSION}
+        if self.language not in (None, DEFAULT_LANGUAGE):  # English hashes as before languages existed
+            config["language"] = self.language
+        return content_hash(json.dumps(config, sort_keys=True))
 
     # -- public ------------------------------------------------------------
     def ingest(self, paths: Iterable[Path], scope: Scope, *, password: str | None = None,
@@ -188,12 +202,18 @@ class Ingestor:
         if dropped:
             summary.warnings.append({"path": document.source, "warning": dropped})
         doc_id = document_id(scope, document.source)
+        if self.language is None and self.settle_language is not None and document.text.strip():
+            self.language = self.settle_language(document.text)  # a text-less document decides nothing
         doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str))
         existing = self.store.get_document(scope, doc_id)
         if existing is not None and existing.content_hash == doc_hash and existing.state == "indexed":
             summary.unchanged += 1
             return None
         chunks = self.chunker.chunk(document)
+        if self.length_limit is not None:
+            chunks, overflow = self.length_limit.apply(document.title, chunks)
+            if overflow:
+                summary.warnings.append({"path": document.source, "warning": overflow})
         if "warning" in document.metadata:
             summary.warnings.append({"path": document.source, "warning": str(document.metadata["warning"])})
         if not chunks and document.blocks:
@@ -209,7 +229,7 @@ class Ingestor:
             occurrences[chash] = occurrences.get(chash, 0) + 1
             records.append(ChunkRecord(
                 id=stable_id(doc_id, chash, str(occurrences[chash])), position=chunk.position, text=chunk.text,
-                content_hash=chash, start=chunk.start, end=chunk.end, terms=" ".join(analyze(text)),
+                content_hash=chash, start=chunk.start, end=chunk.end, terms=" ".join(analyze(text, self.language)),
                 page=chunk.page, section=chunk.section,
             ))
             vectors.append(previous[chash][1] if chash in previous else None)
@@ -257,7 +277,11 @@ class Ingestor:
         step = max(1, int(getattr(self.embedder, "batch_size", 0) or 32))
         for start in range(0, len(todo), step):
             part = todo[start:start + step]
-            computed = dict(zip(part, self.embedder.embed_documents([wanted[h] for h in part])))
+            # Checked before anything is cached or stored: a NaN or wrong-width vector
+            # from any embedder would poison every later search of the collection.
+            vectors = check_vectors(self.embedder.embed_documents([wanted[h] for h in part]), len(part),
+                                    self.embedder.dimension, model)
+            computed = dict(zip(part, vectors))
             summary.embedded += len(part)
             if self.cache:
                 self.cache.put_many(model, computed, tenant=tenant)

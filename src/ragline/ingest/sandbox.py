@@ -10,7 +10,6 @@ timeout or crash, and dies with its parent.
 from __future__ import annotations
 
 import os
-import queue
 import subprocess
 import sys
 import threading
@@ -19,57 +18,17 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from ..children import child_env, spawn
 from ..errors import LoaderError
 from ..models import Document
 from ..settings import LimitSettings
+from .loaders.options import LoadOptions
 from .parsing import ProtocolError, decode_item, parse_file, read_frame, write_frame
 
 __all__ = ["ParserSandbox", "parse_file"]
 
 START_TIMEOUT_S = 120.0  # start-up (imports) never counts against a file's time limit
 CRASHED = "the parser crashed on this file (memory limit or malformed content)"
-
-
-# -- one long-lived thread starts every worker ------------------------------------
-# PR_SET_PDEATHSIG fires when the *thread* that forked the worker exits, not the
-# process: a worker forked from a short-lived request thread would be killed with it.
-_requests: queue.Queue = queue.Queue()
-_spawner_lock = threading.Lock()
-_spawner: threading.Thread | None = None
-
-
-def _spawn_loop() -> None:
-    while True:
-        argv, env, box, done = _requests.get()
-        try:
-            box.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, bufsize=0))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
-            box.append(exc)
-        done.set()
-
-
-def _spawn(argv: list[str], env: dict[str, str]) -> subprocess.Popen:
-    global _spawner
-    with _spawner_lock:
-        if _spawner is None or not _spawner.is_alive():
-            _spawner = threading.Thread(target=_spawn_loop, name="ragline-parser-spawner", daemon=True)
-            _spawner.start()
-    box: list = []
-    done = threading.Event()
-    _requests.put((argv, env, box, done))
-    done.wait()
-    if isinstance(box[0], BaseException):
-        raise box[0]
-    return box[0]
-
-
-def _worker_env() -> dict[str, str]:
-    # The worker imports ragline from wherever this process did, even when that
-    # is a source tree on sys.path rather than an installed package.
-    root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -90,7 +49,7 @@ class _Worker:
     def __init__(self, memory_mb: int) -> None:
         flags = ["-P"] if sys.version_info >= (3, 11) else []  # no cwd on sys.path: a stray json.py is not imported
         argv = [sys.executable, *flags, "-m", "ragline.ingest.parse_worker", str(memory_mb), str(os.getpid())]
-        self.process = _spawn(argv, _worker_env())
+        self.process = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(), bufsize=0)
         # Killed at interpreter exit if nobody closed the sandbox (scripts rarely do).
         self._finalizer = weakref.finalize(self, _kill, self.process)
         try:
@@ -130,16 +89,26 @@ class ParserSandbox:
     (the worker is killed and replaced), and the worker's address space is capped at
     ``parse_memory_mb``. Every failure is a ``LoaderError`` naming the file."""
 
-    def __init__(self, limits: LimitSettings) -> None:
+    def __init__(self, limits: LimitSettings, options: LoadOptions | None = None) -> None:
         self.limits = limits
+        self.options = options or LoadOptions()  # what loaders are told: record fields, OCR
         self._worker: _Worker | None = None
         # One file at a time: a timeout replaces the worker, which must not take
         # another thread's file down with it.
         self._lock = threading.Lock()
 
-    def parse(self, path: Path, source: str, password: str | None = None) -> list[Document | LoaderError]:
+    def parse(self, path: Path, source: str, password: str | None = None,
+              options: LoadOptions | None = None) -> list[Document | LoaderError]:
+        """Parse one file; ``options`` overrides the sandbox's own for this file."""
         with self._lock:
-            return self._parse(path, source, password)
+            return self._parse(path, source, password, options or self.options)
+
+    def with_options(self, options: LoadOptions) -> ParserSandbox:
+        """A view of this sandbox (the same worker) whose files are parsed with ``options``."""
+        view = object.__new__(ParserSandbox)
+        view.__dict__.update(self.__dict__)
+        view.options = options
+        return view
 
     def _ready_worker(self, source: str) -> _Worker:
         if self._worker is not None and not self._worker.alive:
@@ -151,10 +120,12 @@ class ParserSandbox:
                 raise LoaderError(source, f"cannot start the parser: {exc}") from exc
         return self._worker
 
-    def _parse(self, path: Path, source: str, password: str | None) -> list[Document | LoaderError]:
+    def _parse(self, path: Path, source: str, password: str | None,
+               options: LoadOptions) -> list[Document | LoaderError]:
         max_chars = self.limits.max_extracted_chars
         request = {"path": str(path), "source": source, "password": password,
-                   "max_bytes": int(self.limits.max_file_mb * 1024 * 1024), "max_chars": max_chars}
+                   "max_bytes": int(self.limits.max_file_mb * 1024 * 1024), "max_chars": max_chars,
+                   "options": options.to_wire()}
         worker = self._ready_worker(source)
         try:
             worker.send(request)

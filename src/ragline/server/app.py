@@ -14,14 +14,17 @@ from fastapi import FastAPI
 from .. import __version__
 from ..engine import Engine
 from ..settings import Settings
+from ..store import one_process_only
 from .auth import AuthFirst
 from .docs import install_docs
 from .errors import install_error_handlers, log
+from .fairness import FairGate, released
 from .jobs import JobRunner
 from .metrics import Metrics
 from .observe import RequestObserver, configure_logging
 from .routes import ROUTERS
 from .uploads import Uploads
+from .worker_process import WorkerProcess
 
 DESCRIPTION = """Offline-first retrieval-augmented generation: tenants, collections, documents,
 background ingestion, search, cited answers, and an OpenAI-compatible chat endpoint.
@@ -65,7 +68,15 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.engine = engine
     app.state.metrics = metrics
     app.state.uploads = uploads
-    app.state.runner = JobRunner(engine, uploads, workers=settings.server.job_workers, metrics=metrics)
+    server = settings.server
+    app.state.gate = FairGate(server.request_slots, server.request_slots_per_tenant, server.request_queue_per_tenant)
+    engine.remote_wait = released
+    # An app over an engine the caller built keeps its workers in this process, on that engine;
+    # so does a store only one process may open.
+    if settings.server.job_process and owns_engine and not one_process_only(settings.store.url):
+        app.state.runner = WorkerProcess(settings, settings.server.job_workers, settings.server.job_nice, metrics)
+    else:
+        app.state.runner = JobRunner(engine, uploads, workers=settings.server.job_workers, metrics=metrics)
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
@@ -86,7 +97,13 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
           engine: Engine | None = None, on_started: Callable[[str], None] | None = None) -> None:
     """Run the API with uvicorn until interrupted; ``on_started(url)`` is called once
     the socket is bound. Our JSON line per request replaces uvicorn's access log."""
+    import sys
+
     import uvicorn
+
+    # A thread waiting for the GIL gets it after this interval (default 5 ms): shorter, a
+    # tenant's quick request is not held up for long by another's long one (fairness.py).
+    sys.setswitchinterval(0.001)
 
     class _Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:

@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..store.types import ApiKeyInfo
+from .disk import check_free_space
 from .errors import ApiError, log, map_exception
 from .quotas import quotas_of
 
@@ -88,6 +89,7 @@ def admit(app: Any, info: ApiKeyInfo, method: str, path: str) -> None:
     quotas = quotas_of(app)
     quotas.admit_request(info.tenant)
     if _is(UPLOADS, method, path):
+        check_free_space(app.state.settings)
         quotas.check_storage(app.state.engine, info.tenant)
 
 
@@ -153,7 +155,19 @@ class AuthFirst:
         except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape
             await _refuse(exc, state, send)
             return
-        await self.app(scope, receive, send)
+        gate = getattr(app.state, "gate", None)
+        if gate is None or scope.get("method") != "POST" or state["tenant"] == "(admin)":
+            await self.app(scope, receive, send)
+            return
+        try:  # the work of a tenant's request (not its lookups) shares the process fairly
+            slot = await gate.enter(state["tenant"])
+        except ApiError as exc:
+            await _refuse(exc, state, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            gate.leave(slot)
 
 
 async def _refuse(exc: Exception, state: dict[str, Any], send: Send) -> None:

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import (
     ConfigError,
+    DiskFullError,
     EmbedderError,
     GeneratorError,
     LoaderError,
@@ -61,7 +62,7 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "payload_too_large",
                415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
-               503: "service_unavailable"}
+               503: "service_unavailable", 507: "insufficient_storage"}
 
 
 def map_exception(exc: BaseException) -> tuple[int, str, str]:
@@ -72,6 +73,8 @@ def map_exception(exc: BaseException) -> tuple[int, str, str]:
         return 404, "not_found", str(exc)
     if isinstance(exc, ModelMismatchError):
         return 409, "model_mismatch", str(exc)
+    if isinstance(exc, DiskFullError):
+        return 507, "insufficient_storage", str(exc)
     if isinstance(exc, StoreUnavailableError):
         return 503, "store_unavailable", f"the store is unavailable: {exc}"
     if isinstance(exc, StoreError):

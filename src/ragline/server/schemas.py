@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..conversations.options import AnswerOptions, RAGOptions
 from ..settings import SearchMode
 from ..store.types import JOB_STATES, NAME_PATTERN
 
@@ -92,6 +93,8 @@ class CollectionIn(_Strict):
     chunking: ChunkingIn | None = None
     model: str | None = Field(default=None, max_length=200,
                               description="Embedding model; when given it must be the server's")
+    language: str | None = Field(default=None, max_length=40, description="Keyword analysis language (e.g. "
+                                 "'spanish' or 'es'); default: the server's, else detected from the first document")
 
 
 class CollectionOut(BaseModel):
@@ -99,6 +102,7 @@ class CollectionOut(BaseModel):
     model: str
     dimension: int
     chunking: dict[str, Any]
+    language: str | None = None  # None until the first document decides it
     documents: int
     chunks: int
     created: float
@@ -234,6 +238,11 @@ class AskIn(_Retrieval):
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
     generator: str | None = Field(default=None, max_length=100, description="Override the configured generator")
     stream: bool = Field(default=False, description="Server-sent events: delta… then done")
+    conversation_id: str | None = Field(default=None, max_length=64, description=(
+        "Continue this conversation (follow-ups are rewritten from it); none: a new one. "
+        "The answer returns it, and both turns are stored with their citations"))
+    rag_options: RAGOptions | None = Field(default=None, description="Retrieval over the user's past messages")
+    options: AnswerOptions | None = Field(default=None, description="This request's answer bounds and switches")
 
 
 class CitationOut(BaseModel):

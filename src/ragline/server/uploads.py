@@ -4,6 +4,7 @@ queued, so a job can resume after a restart and a document can be re-ingested.""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import IO, Any
 
+from ..errors import DiskFullError
 from ..models import Block, Document, Scope, content_hash, document_id
 from ..store.types import NAME_PATTERN
 
@@ -68,8 +70,11 @@ class Uploads:
             with os.fdopen(fd, "wb") as handle:
                 write(handle)
             os.replace(tmp, target)  # a running job never reads a half-written file
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+                raise DiskFullError(f"no space left to keep the upload at {target.parent}: free space there "
+                                    "and send it again") from exc
             raise
 
     def save_file(self, scope: Scope, filename: str, data: IO[bytes],

@@ -42,6 +42,15 @@ def backend_for(url: str | None) -> str:
     return SCHEMES[scheme]
 
 
+def one_process_only(url: str | None) -> bool:
+    """Whether the store URL names storage that only one process may open at a time
+    (Qdrant's local mode): the server then keeps its ingestion workers in-process."""
+    if backend_for(url) != "qdrant" or url is None:
+        return False
+    scheme, rest = url.split("://", 1)
+    return scheme.lower() == "qdrant" and (rest == ":memory:" or rest.startswith(("/", "~")))
+
+
 def redact(url: str | None) -> str:
     """A URL fit for logs and status output: the password replaced by ***."""
     if not url or "://" not in url:
@@ -83,4 +92,4 @@ def open_store(settings: Settings, url: str | None = None) -> Store:
 
 
 __all__ = ["BACKENDS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
-           "Filter", "SearchIndex", "Store", "backend_for", "open_store", "parse_filters", "redact", "sqlite_path"]
+           "Filter", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "sqlite_path"]

@@ -1,10 +1,12 @@
-"""The three storage roles, each a Protocol, chosen together by one URL setting.
+"""The storage roles, each a Protocol, chosen together by one URL setting.
 
 - ``Catalog``: the system of record (tenants, collections, documents, chunks with
   their vectors); transactional.
 - ``Admin``: API keys and the job queue several processes share.
 - ``SearchIndex``: dense and keyword search over a catalog's chunks, rebuildable
   from it at any time.
+- ``Records``: typed rows (bank transactions) of one owner, queried as data; the
+  relational catalogs hold them (so a Qdrant store keeps them in its catalog).
 
 Every read and write that touches tenant data takes a ``Scope`` (tenant,
 collections, optional owner) and the backend applies it inside its own query:
@@ -20,12 +22,13 @@ collection is opened with another embedding model, ``ConfigError`` for bad filte
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..models import Hit, Scope
+from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport
 from .filters import Filter
 from .types import (
     ApiKeyInfo,
@@ -65,6 +68,12 @@ class Catalog(Protocol):
         """Create the scope's write collection (and its tenant), or check that the
         existing one was filled by the same model and dimension; otherwise raise
         ``ModelMismatchError`` naming both. ``config`` is kept only on creation."""
+        ...
+
+    def settle_language(self, scope: Scope, language: str) -> str:
+        """Record ``language`` as the keyword language of the scope's write collection
+        (``config["language"]``) unless it has one; returns the one it has now (the first
+        of two racing ingestions wins, and both use it)."""
         ...
 
     def get_collection(self, scope: Scope) -> CollectionInfo:
@@ -152,9 +161,25 @@ class Catalog(Protocol):
         in batches; for ``ragline migrate`` and index rebuilds. Operator-only."""
         ...
 
+    def switch_model(self, tenant: str, collection: str, *, old_model: str, model_id: str, dimension: int,
+                     vectors: VectorLookup, key: str | None = None) -> list[str]:
+        """Re-pin a collection to another embedding model in one transaction: every
+        chunk (all owners) gets the vector ``vectors`` gives it, and the collection
+        ``model_id``, ``dimension`` and, with ``key``, a new index key. Readers see
+        the old vectors or the new ones, never a mix. If ``vectors`` has none for
+        some chunks (written since the caller looked), nothing changes and their ids
+        are returned, to embed and call again; ``[]`` means switched.
+        ``ModelMismatchError`` if the collection is no longer filled by ``old_model``
+        (another switch won). Operator-only (``ragline reembed``)."""
+        ...
+
     def close(self) -> None:
         """Release connections (the object is unusable afterwards)."""
         ...
+
+
+VectorLookup = Callable[[list[tuple[str, str]]], Mapping[str, np.ndarray]]
+"""Given (chunk_id, content_hash) pairs, the new vectors it has, by chunk id."""
 
 
 class SearchIndex(Protocol):
@@ -203,6 +228,40 @@ class SearchIndex(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class Records(Protocol):
+    """Typed rows kept as data: one owner's bank transactions in a tenant.
+
+    Keyed by (tenant, owner, transaction id); the scope's tenant and owner are
+    applied inside every query and its collections are not used. Transactions are
+    never shared: an owner-less scope reads none, and writing with one is a
+    ``ConfigError``. Amounts and sums are exact (``records.model.AMOUNT_SCALE``)."""
+
+    def put_transactions(self, scope: Scope, transactions: Iterable[Transaction]) -> WriteReport:
+        """Insert new transactions and update changed ones in place (same id, other
+        content); identical ones are left alone. One transaction. Returns the counts
+        and the months whose rows changed."""
+        ...
+
+    def find_transactions(self, scope: Scope, query: TransactionQuery) -> list[Transaction]:
+        """The owner's transactions matching ``query``: newest first, or by amount
+        (most negative first) with ``order="amount"``; ties by id."""
+        ...
+
+    def aggregate_transactions(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
+        """Count and exact sum per group (``records.model.GROUPS``) and currency, over
+        the transactions matching ``query``; never sums across currencies."""
+        ...
+
+    def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
+        """Delete the owner's transactions with these ids (None: all of them); returns
+        how many (``deleted``) and the months they were in."""
+        ...
+
+    def transaction_owners(self, tenant: str) -> list[str]:
+        """Every owner with transactions in the tenant, sorted. For operators (``ragline migrate``)."""
+        ...
 
 
 class Admin(Protocol):

@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from ..models import Hit, Scope
-from .base import Admin, Catalog, Scored, SearchIndex
+from ..retrieve.analyzer import check_language
+from .base import Admin, Catalog, Records, Scored, SearchIndex, VectorLookup
+from .conversations import ConversationStore
 from .filters import Filter, parse_filters
 from .key_usage import KeyUsage
 from .types import ApiKeyInfo, ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, TenantUsage
@@ -35,6 +37,8 @@ class Store:
         self.index = index
         self.url = url
         self.key_usage = KeyUsage(admin)
+        self.conversations: ConversationStore = catalog  # type: ignore[assignment]  (the catalog's tables)
+        self.records: Records = catalog  # type: ignore[assignment]  (the relational catalog's tables)
 
     # -- API keys ------------------------------------------------------------
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
@@ -60,7 +64,12 @@ class Store:
     # -- collections ---------------------------------------------------------
     def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
                           config: dict[str, Any] | None = None) -> CollectionInfo:
+        if config and config.get("language") is not None:  # the keyword analysis of every backend
+            config = {**config, "language": check_language(config["language"])}
         return self.catalog.ensure_collection(scope, model_id=model_id, dimension=dimension, config=config)
+
+    def settle_language(self, scope: Scope, language: str) -> str:
+        return self.catalog.settle_language(scope, check_language(language))
 
     def get_collection(self, scope: Scope) -> CollectionInfo:
         return self.catalog.get_collection(scope)
@@ -120,6 +129,17 @@ class Store:
             for ref in self.catalog.resolve(scope):
                 self.index.remove_documents(ref, deleted)
         return len(deleted)
+
+    def switch_model(self, tenant: str, collection: str, *, old_model: str, model_id: str, dimension: int,
+                     vectors: VectorLookup, key: str | None = None) -> list[str]:
+        """``Catalog.switch_model``. With an external index the caller has filled the
+        index under the new ``key`` first; once switched, the old key's points go."""
+        old = self.catalog.resolve(Scope(tenant, (collection,)))[0]
+        missing = self.catalog.switch_model(tenant, collection, old_model=old_model, model_id=model_id,
+                                            dimension=dimension, vectors=vectors, key=key)
+        if not missing and self.index.external and key is not None and key != old.key:
+            self.index.drop(old)
+        return missing
 
     # -- search --------------------------------------------------------------
     def scoped(self, scope: Scope, filters: Any = None) -> ScopedSearch:

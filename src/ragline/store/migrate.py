@@ -1,6 +1,7 @@
 """Copy everything of some tenants from one store to another, without re-embedding:
-tenants, API keys (their hashes), jobs, collections with their model pin, and
-documents with their chunks and vectors. Idempotent: a document already in the
+tenants, API keys (their hashes), jobs, collections with their model pin,
+documents with their chunks and vectors, each owner's transactions, and conversations
+with their messages (embeddings kept). Idempotent: a document already in the
 target with the same content hash and chunk count is skipped, and keys and jobs
 are inserted only when their id is new, so a second run copies nothing."""
 
@@ -10,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from ..models import Scope, index_text
+from ..records.model import TransactionQuery
 from ..retrieve.analyzer import analyze
 from .facade import Store
 
@@ -23,6 +25,8 @@ class MigrationReport:
     chunks: int = 0
     keys: int = 0
     jobs: int = 0
+    transactions: int = 0
+    conversations: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -46,7 +50,8 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
                 owned = Scope(tenant, (info.name,), stored.owner)
                 existing = target.get_document(owned, stored.record.id)
                 for chunk in stored.chunks:  # the index text, as ingestion builds it
-                    chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text)))
+                    chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text),
+                                                   info.config.get("language")))
                 if (existing is not None and existing.content_hash == stored.record.content_hash
                         and existing.chunks == len(stored.chunks) and existing.owner == stored.owner):
                     report.documents_unchanged += 1
@@ -59,6 +64,12 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
                 report.chunks += len(stored.chunks)
             if progress:
                 progress(f"{tenant}/{info.name}: {report.documents} documents copied so far")
+        for owner in source.records.transaction_owners(tenant):  # records ignore the scope's collections
+            owned = Scope(tenant, ("records",), owner)
+            rows = source.records.find_transactions(owned, TransactionQuery())
+            report.transactions += target.records.put_transactions(owned, rows).added
+        for stored_conversation in source.conversations.export_conversations(tenant):  # with their messages
+            report.conversations += target.conversations.import_conversation(stored_conversation)
         # Jobs after collections: a job's document may be copied by now.
         report.jobs += sum(target.admin.import_job(j) for j in source.admin.export_jobs(tenant))
     return report

@@ -8,10 +8,9 @@
 - Keyword search: BM25 computed in SQL exactly as SQLite FTS5's ``bm25()`` does,
   over a ``tsvector`` built from ragline's own analyzed terms (never re-parsed),
   with N and the average length kept per collection in ``collections``, so one
-  tenant's text never shifts another's scores. A collection created with
-  ``config={"language": "<regconfig>"}`` (e.g. ``"spanish"``) instead builds the
-  tsvector from title + text with ``to_tsvector(<regconfig>, …)`` and maps the
-  query terms through the same configuration.
+  tenant's text never shifts another's scores. A collection's language
+  (``config["language"]``) is applied by ragline's analyzer before the terms get
+  here, as on every backend (``ragline_tsv_length`` from migration 1 is unused).
 - Every transaction is scoped (``ragline.tenant``) for Row-Level Security; see
   ``postgres_schema``.
 
@@ -41,15 +40,17 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
 from . import redact
+from .base import VectorLookup
 from .postgres_admin import AdminMixin
+from .postgres_conversations import ConversationsMixin
 from .postgres_filters import (
-    check_language,
     nul_free,
     tsvector_literal,
 )
+from .postgres_records import PostgresRecords
 from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
 from .postgres_search import PostgresSearch
-from .sql import TablesAreTheIndex, owner_visibility, row_id
+from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
 from .types import (
     ChunkRecord,
     CollectionInfo,
@@ -64,7 +65,7 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
+class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one PostgreSQL database. Thread-safe:
     every call borrows a pooled connection for one transaction."""
 
@@ -138,8 +139,6 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
             row = cur.execute(select, (scope.tenant, scope.collection)).fetchone()
             if row is None:
                 config = dict(config or {})
-                if config.get("language") is not None:
-                    check_language(cur, config["language"])
                 now = time.time()
                 cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (scope.tenant, now))
                 # The key <id>.<random> is never reused by a re-created collection.
@@ -152,14 +151,22 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
                 row = cur.execute(select, (scope.tenant, scope.collection)).fetchone()
             cid, found_model, found_dim = row
             if (found_model, found_dim) != (model_id, dimension):
-                raise ModelMismatchError(
-                    f"collection {scope.collection!r} was built with {found_model} (dim {found_dim}); "
-                    f"it cannot be opened with {model_id} (dim {dimension}). Use another collection or re-create it."
-                )
+                raise ModelMismatchError.between(scope.collection, found_model, found_dim, model_id, dimension)
         if self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready:
             if ensure_ann_index(self._pool, cid, dimension, self._timeout_ms):
                 self._ann_ready.add(cid)
         return self.get_collection(scope)
+
+    def settle_language(self, scope: Scope, language: str) -> str:
+        with self._tx(scope.tenant) as cur:
+            cur.execute("UPDATE collections SET config = jsonb_set(config, '{language}', to_jsonb(%s::text)) "
+                        "WHERE tenant = %s AND name = %s AND NOT config ? 'language'",
+                        (language, scope.tenant, scope.collection))
+            row = cur.execute("SELECT config->>'language' FROM collections WHERE tenant = %s AND name = %s",
+                              (scope.tenant, scope.collection)).fetchone()
+        if row is None:
+            raise NotFoundError(f"collection {scope.collection!r} not found for tenant {scope.tenant!r}")
+        return row[0]
 
     def resolve(self, scope: Scope) -> list[CollectionRef]:
         with self._tx(scope.tenant) as cur:
@@ -288,22 +295,13 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
 
     def _insert_chunks(self, cur: psycopg.Cursor, scope: Scope, ref: CollectionRef, document: DocumentRecord,
                        chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
-        language = ref.config.get("language")
-        if not self.index_enabled:
-            tsv = "NULL, %s"
-        elif language is not None:
-            tsv = "to_tsvector(%s::regconfig, %s), ragline_tsv_length(to_tsvector(%s::regconfig, %s))"
-        else:
-            tsv = "%s::tsvector, %s"
+        tsv = "%s::tsvector, %s" if self.index_enabled else "NULL, %s"
         rows = []
         for chunk, vector in zip(chunks, vectors):
             row = [chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
                    chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector]
             if not self.index_enabled:
                 row.append(len(chunk.terms.split()))
-            elif language is not None:
-                text = nul_free(f"{document.title or ''} {chunk.text}")
-                row += [language, text, language, text]
             else:
                 row += list(tsvector_literal(chunk.terms))
             rows.append(row)
@@ -394,6 +392,43 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin):
             for d in docs:
                 yield _stored(collection, d, by_doc.get(d[0], []))
 
+    def switch_model(self, tenant: str, collection: str, *, old_model: str, model_id: str, dimension: int,
+                     vectors: VectorLookup, key: str | None = None) -> list[str]:
+        ref = self.resolve(Scope(tenant, (collection,)))[0]
+        cid = row_id(ref)
+        if self.index_enabled and ref.dimension != dimension:
+            # The HNSW index casts to the old dimension: new vectors could not enter it.
+            # Until the new one is built, dense search is exact (slower, still right).
+            self._ann_ready.discard(cid)
+            drop_ann_index(self._pool, cid, self._timeout_ms)
+        try:
+            with self._tx(tenant) as cur:
+                # Writers of chunks wait until the switch commits (and it waits for those
+                # in flight): no chunk can slip in with an old vector.
+                cur.execute("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE")
+                current, old_dimension = cur.execute("SELECT model_id, dimension FROM collections WHERE id = %s "
+                                                     "FOR UPDATE", (cid,)).fetchone()
+                check_switch(collection, current, old_model)
+                chunks = cur.execute("SELECT seq, id, content_hash FROM chunks WHERE collection_id = %s ORDER BY seq",
+                                     (cid,)).fetchall()
+                missing: list[str] = []
+                for part, found in lookup_batches(chunks, vectors, dimension, missing):
+                    if not missing:  # once one is missing, all is rolled back: stop writing
+                        cur.executemany("UPDATE chunks SET embedding = %s WHERE id = %s",
+                                        [(found[r[1]], r[1]) for r in part])
+                if missing:
+                    raise SwitchIncomplete(missing)
+                cur.execute("UPDATE documents SET bytes = bytes + chunk_count * %s WHERE collection_id = %s",
+                            (4 * (dimension - old_dimension), cid))
+                cur.execute("UPDATE collections SET model_id = %s, dimension = %s, version = version + 1, "
+                            "uid = coalesce(%s, uid) WHERE id = %s", (model_id, dimension, key, cid))
+        except SwitchIncomplete as exc:
+            return exc.missing
+        if self.index_enabled and dimension <= HNSW_MAX_DIM and ensure_ann_index(self._pool, cid, dimension,
+                                                                                  self._timeout_ms):
+            self._ann_ready.add(cid)
+        return []
+
 
 # -- SQL and helpers ---------------------------------------------------------------
 class _VectorTextLoader(Loader):
@@ -412,9 +447,9 @@ class _VectorBinaryLoader(Loader):
 
 
 def _resolve(cur: psycopg.Cursor, scope: Scope) -> list[CollectionRef]:
-    rows = cur.execute("SELECT name, uid, dimension, config FROM collections WHERE tenant = %s AND name = ANY(%s)",
-                       (scope.tenant, list(scope.collections))).fetchall()
-    found = {r[0]: CollectionRef(scope.tenant, r[0], r[1], r[2], r[3]) for r in rows}
+    rows = cur.execute("SELECT name, uid, dimension, config, model_id FROM collections "
+                       "WHERE tenant = %s AND name = ANY(%s)", (scope.tenant, list(scope.collections))).fetchall()
+    found = {r[0]: CollectionRef(scope.tenant, r[0], r[1], r[2], r[3], r[4]) for r in rows}
     for name in scope.collections:
         if name not in found:
             raise NotFoundError(f"collection {name!r} not found for tenant {scope.tenant!r}")

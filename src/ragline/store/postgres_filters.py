@@ -21,12 +21,8 @@ import json
 import unicodedata
 from typing import Any
 
-import psycopg
-
-from ..errors import ConfigError
 from .filters import Condition, Filter
 from .sql import COMPARISONS, compile_conditions
-from .types import CollectionRef
 
 MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector/tsquery lexemes
 MAX_POSITION = 16383  # largest tsvector position
@@ -108,16 +104,11 @@ def tsvector_literal(terms: str) -> tuple[str, int]:
     return " ".join(parts), len(words)
 
 
-def query_lexemes(cur: psycopg.Cursor, ref: CollectionRef, terms: list[str]) -> list[str]:
-    """The lexemes a query's terms stand for in this collection's tsvectors
-    (duplicates kept: FTS5 scores a repeated phrase twice)."""
-    language = ref.config.get("language")
-    if language is None:
-        return [lex for lex in map(_lexeme, terms) if lex is not None]
-    rows = cur.execute("SELECT u.lexeme FROM unnest(%s::text[]) WITH ORDINALITY AS t(term, ord) "
-                       "CROSS JOIN LATERAL unnest(to_tsvector(%s::regconfig, t.term)) u ORDER BY t.ord, u.lexeme",
-                       ([nul_free(t) for t in terms], language)).fetchall()
-    return [r[0] for r in rows if len(r[0].encode()) <= MAX_LEXEME_BYTES]
+def query_lexemes(terms: list[str]) -> list[str]:
+    """The lexemes a query's terms stand for in the tsvectors (built from the same
+    analyzed terms, in the collection's language; duplicates kept: FTS5 scores a
+    repeated phrase twice)."""
+    return [lex for lex in map(_lexeme, terms) if lex is not None]
 
 
 def _lexeme(term: str) -> str | None:
@@ -143,20 +134,6 @@ def _fold(term: str) -> str:
 def quoted(lexeme: str) -> str:
     """A lexeme quoted for tsvector/tsquery input: taken literally, whatever it holds."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
-
-
-def check_language(cur: psycopg.Cursor, language: Any) -> None:
-    """``ConfigError`` unless ``language`` names a text search configuration."""
-    if isinstance(language, str):
-        try:
-            with cur.connection.transaction():  # a savepoint: a failed cast must not abort the caller's work
-                cur.execute("SELECT %s::regconfig", (language,))
-            return
-        except psycopg.Error:
-            pass
-    names = ", ".join(r[0] for r in cur.execute("SELECT cfgname FROM pg_ts_config ORDER BY 1"))
-    raise ConfigError(f"collection language {language!r} is not a PostgreSQL text search configuration; "
-                      f"use one of: {names}")
 
 
 def nul_free(value: str | None) -> str | None:

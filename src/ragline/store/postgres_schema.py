@@ -27,6 +27,8 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ..errors import ConfigError, RaglineError, StoreUnavailableError
 from . import redact
+from .postgres_conversations import MIGRATION_CONVERSATIONS
+from .records_sql import SCHEMA_RECORDS
 
 log = logging.getLogger(__name__)
 
@@ -198,11 +200,25 @@ CREATE INDEX jobs_running ON jobs (tenant, state, lease_until);
 CREATE INDEX jobs_served ON jobs (tenant, started);
 """
 
+_RECORDS = SCHEMA_RECORDS + f"""
+ALTER TABLE transactions ENABLE ROW LEVEL SECURITY;
+ALTER TABLE transactions FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON transactions USING ({_POLICY.format(column="tenant")});
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON transactions TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
     (3, _RLS),
     (4, _TENANCY),
+    (5, MIGRATION_CONVERSATIONS),
+    (6, _RECORDS),
 ]
 """(version, SQL), applied in order; append only."""
 

@@ -77,7 +77,7 @@ class PostgresSearch:
         with self._tx(scope.tenant) as cur:
             for ref in collections:
                 check_ref(scope, ref)
-                lexemes = query_lexemes(cur, ref, terms)
+                lexemes = query_lexemes(terms)
                 if not lexemes:
                     continue
                 queries = [quoted(lex) for lex in lexemes]

@@ -6,12 +6,12 @@ fields, and the (empty) write half of an index that is the catalog's own tables.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, StoreError
+from ..errors import ConfigError, ModelMismatchError, StoreError
 from ..models import Scope
 from .filters import Condition, Filter
 from .types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
@@ -122,3 +122,40 @@ class TablesAreTheIndex:
 
     def drop(self, collection: CollectionRef) -> None:
         return None
+
+
+# -- switching a collection's embedding model (``Catalog.switch_model``) -------------------
+class SwitchIncomplete(Exception):
+    """Raised inside the switch transaction to roll it back: chunks had no new vector."""
+
+    def __init__(self, missing: list[str]) -> None:
+        super().__init__(f"{len(missing)} chunks without a new vector")
+        self.missing = missing
+
+
+def check_switch(collection: str, current: str, old_model: str) -> None:
+    """The collection must still be filled by the model the caller re-embedded from."""
+    if current != old_model:
+        raise ModelMismatchError(f"collection {collection!r} is filled by {current}, not {old_model}: "
+                                 "another switch came first")
+
+
+def lookup_batches(chunks: list[tuple], vectors: Any, dimension: int, missing: list[str],
+                   size: int = 1000) -> Iterator[tuple[list[tuple], dict[str, np.ndarray]]]:
+    """``(rows, vectors by chunk id)`` per batch of ``(row key, chunk id, content hash)``
+    rows, each vector float32 of ``dimension`` (``ModelMismatchError`` otherwise); chunk
+    ids ``vectors`` has nothing for are appended to ``missing``."""
+    for start in range(0, len(chunks), size):
+        part = chunks[start:start + size]
+        given = vectors([(r[1], r[2]) for r in part])
+        found: dict[str, np.ndarray] = {}
+        for r in part:
+            if r[1] not in given:
+                missing.append(r[1])
+                continue
+            vector = np.asarray(given[r[1]], dtype=np.float32)
+            if vector.shape != (dimension,) or not np.isfinite(vector).all():
+                raise ModelMismatchError(f"new vector of chunk {r[1]} has shape {vector.shape} or non-finite "
+                                         f"values; expected ({dimension},)")
+            found[r[1]] = vector
+        yield part, found

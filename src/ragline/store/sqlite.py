@@ -22,10 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
+from ..errors import DiskFullError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
 from ..models import Hit, Scope
-from .sql import TablesAreTheIndex, owner_visibility, row_id
+from .base import VectorLookup
+from .records_sql import SCHEMA_RECORDS
+from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
 from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
+from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
+from .sqlite_records import SQLiteRecords
 from .sqlite_search import SQLiteSearch
 from .types import (
     ChunkRecord,
@@ -98,7 +102,7 @@ CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 """
 
 
-class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
+class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
@@ -115,8 +119,10 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
             conn = self._conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
+            conn.executescript(SCHEMA_RECORDS)
             self._migrate(conn)
             conn.executescript(INDEXES_ADMIN)
+            conn.executescript(SCHEMA_CONVERSATIONS)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
 
@@ -174,7 +180,13 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
                     conn.execute("ROLLBACK")
                 except sqlite3.Error:
                     pass
-            raise _mapped("store write failed", exc) from exc
+            mapped = _mapped("store write failed", exc)
+            if isinstance(mapped, DiskFullError) or "i/o error" in str(exc).lower():
+                # Such a connection can keep failing after the disk recovers (seen with
+                # SQLITE_FULL mid-transaction in WAL mode): the next write opens a new one.
+                self._local.conn = None
+                conn.close()
+            raise mapped from exc
 
     def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
         try:
@@ -216,17 +228,25 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
                 conn.execute("UPDATE collections SET uid = ? WHERE id = ?", (f"{cid}.{uuid.uuid4().hex[:12]}", cid))
                 conn.execute(f"CREATE VIRTUAL TABLE fts_{cid} USING fts5(terms, tokenize='unicode61')")
             elif (row[0], row[1]) != (model_id, dimension):
-                raise ModelMismatchError(
-                    f"collection {scope.collection!r} was built with {row[0]} (dim {row[1]}); "
-                    f"it cannot be opened with {model_id} (dim {dimension}). Use another collection or re-create it."
-                )
+                raise ModelMismatchError.between(scope.collection, row[0], row[1], model_id, dimension)
         return self.get_collection(scope)
+
+    def settle_language(self, scope: Scope, language: str) -> str:
+        with self._write() as conn:
+            conn.execute("UPDATE collections SET config = json_set(config, '$.language', ?) WHERE tenant = ? "
+                         "AND name = ? AND json_extract(config, '$.language') IS NULL",
+                         (language, scope.tenant, scope.collection))
+            row = conn.execute("SELECT json_extract(config, '$.language') FROM collections WHERE tenant = ? "
+                               "AND name = ?", (scope.tenant, scope.collection)).fetchone()
+        if row is None:
+            raise NotFoundError(f"collection {scope.collection!r} not found for tenant {scope.tenant!r}")
+        return row[0]
 
     def resolve(self, scope: Scope) -> list[CollectionRef]:
         marks = ",".join("?" * len(scope.collections))
-        rows = self._read(f"SELECT name, uid, dimension, config FROM collections WHERE tenant = ? AND name IN ({marks})",
-                          [scope.tenant, *scope.collections])
-        found = {r[0]: CollectionRef(scope.tenant, r[0], r[1], r[2], json.loads(r[3])) for r in rows}
+        rows = self._read(f"SELECT name, uid, dimension, config, model_id FROM collections "
+                          f"WHERE tenant = ? AND name IN ({marks})", [scope.tenant, *scope.collections])
+        found = {r[0]: CollectionRef(scope.tenant, r[0], r[1], r[2], json.loads(r[3]), r[4]) for r in rows}
         for name in scope.collections:
             if name not in found:
                 raise NotFoundError(f"collection {name!r} not found for tenant {scope.tenant!r}")
@@ -462,6 +482,33 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables):
                            if chunk_rows else np.zeros((0, 0), dtype=np.float32))
                 yield StoredDocument(collection=collection, owner=d[1], record=record, chunks=chunks, vectors=vectors)
 
+    def switch_model(self, tenant: str, collection: str, *, old_model: str, model_id: str, dimension: int,
+                     vectors: VectorLookup, key: str | None = None) -> list[str]:
+        try:
+            with self._write() as conn:
+                row = conn.execute("SELECT id, model_id, dimension FROM collections WHERE tenant = ? AND name = ?",
+                                   (tenant, collection)).fetchone()
+                if row is None:
+                    raise NotFoundError(f"collection {collection!r} not found for tenant {tenant!r}")
+                cid, current, old_dimension = row
+                check_switch(collection, current, old_model)
+                chunks = conn.execute("SELECT rowid, id, content_hash FROM chunks WHERE collection_id = ? "
+                                      "ORDER BY rowid", (cid,)).fetchall()
+                missing: list[str] = []
+                for part, found in lookup_batches(chunks, vectors, dimension, missing):
+                    if not missing:  # once one is missing, all is rolled back: stop writing
+                        conn.executemany("UPDATE chunks SET vector = ? WHERE rowid = ?",
+                                         [(found[r[1]].tobytes(), r[0]) for r in part])
+                if missing:
+                    raise SwitchIncomplete(missing)
+                conn.execute("UPDATE documents SET bytes = bytes + chunk_count * ? WHERE collection_id = ?",
+                             (4 * (dimension - old_dimension), cid))
+                conn.execute("UPDATE collections SET model_id = ?, dimension = ?, version = version + 1, "
+                             "uid = coalesce(?, uid) WHERE id = ?", (model_id, dimension, key, cid))
+        except SwitchIncomplete as exc:
+            return exc.missing
+        return []
+
 
 def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
     return owner_visibility(scope, alias, "?")
@@ -475,6 +522,8 @@ def _mapped(what: str, exc: sqlite3.Error) -> StoreError:
     """Driver errors → ragline's: the ones that mean "try again later" become
     ``StoreUnavailableError`` (HTTP 503)."""
     message = f"{what}: {exc}"
+    if isinstance(exc, sqlite3.Error) and "disk is full" in str(exc).lower():
+        return DiskFullError(f"{message} (free space on the disk holding the store; writes resume then)")
     if isinstance(exc, sqlite3.OperationalError) and any(s in str(exc).lower() for s in _UNAVAILABLE):
         return StoreUnavailableError(message)
     return StoreError(message)

@@ -58,6 +58,7 @@ class CollectionRef:
     key: str
     dimension: int
     config: dict[str, Any] = field(default_factory=dict, compare=False)
+    model_id: str = field(default="", compare=False)  # the embedding model that filled it ("" when unknown)
 
 
 @dataclass(frozen=True)

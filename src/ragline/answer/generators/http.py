@@ -1,6 +1,7 @@
 """Shared plumbing for HTTP providers: one httpx client, retries with exponential
 backoff and jitter on timeouts, connection errors, 429 and 5xx (honouring
-``Retry-After``), server-sent events, and mapping every failure to GeneratorError.
+``Retry-After``), server-sent events, and mapping every failure to GeneratorError
+(or the subclass's ``error``: the remote embedders share this plumbing).
 
 A streamed call is retried only until its response starts; once text has been
 yielded a failure is raised, and the caller decides what to do with the partial
@@ -20,7 +21,7 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource, ServerSentEvent, SSEError
 
-from ...errors import GeneratorError
+from ...errors import GeneratorError, RaglineError
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 
@@ -64,13 +65,14 @@ class HTTPGenerator:
     replies; this class owns retries, timeouts and error mapping."""
 
     name = "http"
+    error: type[RaglineError] = GeneratorError  # what every failure is raised as
 
     def __init__(self, *, name: str | None = None, base_url: str, model: str | None, api_key: str | None = None,
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5, max_wait: float = 8.0,
                  missing_key: str | None = None, client: httpx.Client | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         if not base_url.startswith(("http://", "https://")):
-            raise GeneratorError(f"{name or self.name}: base_url must start with http:// or https://, got {base_url!r}")
+            raise self.error(f"{name or self.name}: base_url must start with http:// or https://, got {base_url!r}")
         self.name = name or self.name
         self.base_url = base_url.rstrip("/")
         self.model = model
@@ -100,11 +102,11 @@ class HTTPGenerator:
         message = f"HTTP {response.status_code}: {error_message(response)}"
         if response.status_code in RETRY_STATUS:
             raise _Retryable(message, retry_after(response.headers.get("retry-after")))
-        raise GeneratorError(f"{self.name}: {message}")
+        raise self.error(f"{self.name}: {message}")
 
     def _with_retries(self, call: Callable[[], Any]) -> Any:
         if self.missing_key:
-            raise GeneratorError(self.missing_key)
+            raise self.error(self.missing_key)
         last = "no attempt made"
         for attempt in range(self.max_retries + 1):
             self.attempts += 1
@@ -119,7 +121,7 @@ class HTTPGenerator:
             if attempt < self.max_retries:
                 self.sleep(self._delay(attempt, hint))
         tries = self.max_retries + 1
-        raise GeneratorError(f"{self.name}: {last} (after {tries} attempt{'s' if tries > 1 else ''})")
+        raise self.error(f"{self.name}: {last} (after {tries} attempt{'s' if tries > 1 else ''})")
 
     # -- calls -----------------------------------------------------------------
     def post_json(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
@@ -128,7 +130,7 @@ class HTTPGenerator:
         def call() -> dict[str, Any]:
             response = self._client.post(url, json=body, headers=headers)
             self._check(response)
-            return _json_object(self.name, "reply", response.text)
+            return _json_object(self.name, "reply", response.text, self.error)
 
         return self._with_retries(call)
 
@@ -166,14 +168,15 @@ class HTTPGenerator:
             response.close()
 
 
-def _json_object(generator: str, what: str, raw: str) -> dict[str, Any]:
-    """``raw`` decoded as a JSON object, or a GeneratorError naming the provider."""
+def _json_object(generator: str, what: str, raw: str,
+                 error: type[RaglineError] = GeneratorError) -> dict[str, Any]:
+    """``raw`` decoded as a JSON object, or ``error`` naming the provider."""
     try:
         data = json.loads(raw)
     except ValueError as exc:
-        raise GeneratorError(f"{generator}: {what} is not JSON: {raw[:200]!r}") from exc
+        raise error(f"{generator}: {what} is not JSON: {raw[:200]!r}") from exc
     if not isinstance(data, dict):
-        raise GeneratorError(f"{generator}: unexpected {what}: {raw[:200]!r}")
+        raise error(f"{generator}: unexpected {what}: {raw[:200]!r}")
     return data
 
 

@@ -14,6 +14,7 @@ from ...errors import LoaderError
 from ...models import Document
 from .docx import DocxLoader
 from .html import HtmlLoader
+from .options import LoadOptions
 from .pdf import PdfLoader
 from .structured import CsvLoader, JsonLinesLoader, JsonLoader
 from .text import MarkdownLoader, TextLoader
@@ -26,7 +27,8 @@ class Loader(Protocol):
     extensions: tuple[str, ...]
     media_type: str
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]: ...
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]: ...
 
 
 LOADERS: dict[str, Loader] = {

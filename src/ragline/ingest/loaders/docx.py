@@ -8,6 +8,7 @@ from typing import Any
 
 from ...errors import LoaderError
 from ...models import Block, Document
+from .options import LoadOptions
 
 
 class DocxLoader:
@@ -15,7 +16,8 @@ class DocxLoader:
     extensions = (".docx",)
     media_type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]:
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]:
         import docx  # python-docx; imported here so the CLI starts fast
         from docx.opc.exceptions import PackageNotFoundError
         from lxml import etree

@@ -8,6 +8,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from ...errors import LoaderError
 from ...models import Block, Document
+from .options import LoadOptions
 from .text import decode_text, require_text
 
 _SKIP = {"script", "style", "noscript", "template", "svg", "nav", "head", "iframe", "object", "-comment"}
@@ -61,7 +62,8 @@ class HtmlLoader:
     extensions = (".html", ".htm", ".xhtml")
     media_type = "text/html"
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]:
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]:
         markup = require_text(decode_text(data, source), source)
         tree = LexborHTMLParser(markup)
         title_node = tree.css_first("title")

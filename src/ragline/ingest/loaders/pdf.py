@@ -13,6 +13,7 @@ import re
 
 from ...errors import LoaderError
 from ...models import Block, Document
+from .options import LoadOptions
 
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
 
@@ -24,7 +25,8 @@ class PdfLoader:
     extensions = (".pdf",)
     media_type = "application/pdf"
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]:
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]:
         try:
             pages, sections, title = _read_with_pdfium(data, source, password)
         except _Malformed as exc:

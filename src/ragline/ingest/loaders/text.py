@@ -8,6 +8,7 @@ from charset_normalizer import from_bytes
 
 from ...errors import LoaderError
 from ...models import Block, Document
+from .options import LoadOptions
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
@@ -46,7 +47,8 @@ class TextLoader:
     extensions = (".txt", ".text", ".log", ".rst")
     media_type = "text/plain"
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]:
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]:
         text = require_text(decode_text(data, source), source)
         return [Document(source=source, blocks=[Block(text=text.strip())], media_type=self.media_type)]
 
@@ -63,7 +65,8 @@ class MarkdownLoader:
     extensions = (".md", ".markdown", ".mdx")
     media_type = "text/markdown"
 
-    def load(self, data: bytes, source: str, *, password: str | None = None) -> list[Document | LoaderError]:
+    def load(self, data: bytes, source: str, *, password: str | None = None,
+             options: LoadOptions | None = None) -> list[Document | LoaderError]:
         text = require_text(decode_text(data, source), source)
         blocks: list[Block] = []
         path: list[str] = []

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from ..auth import Principal, Tenant
-from ..deps import engine, note, require_collection, scope_for
+from ..deps import note, require_collection, scope_for
 from ..errors import map_exception, responses
 from ..schemas import AskIn, AskOut
 
@@ -58,17 +58,24 @@ def ask_events(request: Request, events: Iterator[dict[str, Any]]) -> Iterator[d
 
 
 def run_ask(request: Request, body: AskIn, who: Principal, *, stream: bool) -> Any:
+    """The answer as a turn of a conversation (``engine.conversations``): events whose
+    ``done`` carries the answer dict with ``conversation_id`` (see conversations.py)."""
+    from .conversations import run_turn
+
     scope = scope_for(request, who, body.collection_names(), body.owner)
     require_collection(request, scope)
-    return engine(request).ask(body.question, scope, generator=body.generator, stream=stream, mode=body.mode,
-                               filters=body.filters)
+    return run_turn(request, body.question, scope, conversation_id=body.conversation_id, generator=body.generator,
+                    mode=body.mode, filters=body.filters, rag_options=body.rag_options, options=body.options)
 
 
 @router.post("/ask", response_model=AskOut, responses={**responses(400, 404, 409, 502), **SSE_DOC})
 def ask(body: AskIn, request: Request, who: Tenant) -> Any:
     """Answer a question from the tenant's documents, with numbered citations."""
     if not body.stream:
-        answer = run_ask(request, body, who, stream=False).to_dict()
+        turn = run_ask(request, body, who, stream=False)
+        for _ in turn:
+            pass
+        answer = turn.result.data
         record_answer(request, body.question, answer)
         return answer
     events = ask_events(request, run_ask(request, body, who, stream=True))

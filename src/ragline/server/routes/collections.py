@@ -18,7 +18,8 @@ router = APIRouter(prefix="/v1/collections", tags=["collections"], responses=res
 
 def collection_out(info: CollectionInfo) -> dict:
     return {"name": info.name, "model": info.model_id, "dimension": info.dimension,
-            "chunking": info.config.get("chunking") or {}, "documents": info.documents, "chunks": info.chunks,
+            "chunking": info.config.get("chunking") or {}, "language": info.config.get("language"),
+            "documents": info.documents, "chunks": info.chunks,
             "created": info.created}
 
 
@@ -36,7 +37,7 @@ def create_collection(body: CollectionIn, request: Request, who: Tenant) -> dict
         chunking = ChunkingSettings(**{**eng.settings.chunking.model_dump(), **overrides})
     except ValidationError as exc:
         raise ConfigError(f"invalid chunking: {exc.errors()[0]['msg']}") from exc
-    return collection_out(eng.collection(scope, chunking))
+    return collection_out(eng.collection(scope, chunking, language=body.language))
 
 
 @router.get("", response_model=CollectionList)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
+from ..disk import check_free_space
 from ..errors import ApiError, responses
 from ..metrics import CONTENT_TYPE
 from ..schemas import HealthOut, ReadyOut
@@ -17,13 +18,15 @@ def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz", response_model=ReadyOut, responses=responses(503))
+@router.get("/readyz", response_model=ReadyOut, responses=responses(503, 507))
 def readyz(request: Request) -> dict:
-    """The store answers and the job workers run (503 otherwise)."""
+    """The store answers, the job workers run (503 otherwise) and there is space to
+    write (507 otherwise)."""
     try:
         counts = request.app.state.engine.job_counts()
     except Exception as exc:  # any store failure means not ready
         raise ApiError(503, "store_unavailable", f"the store is unavailable: {exc}") from exc
+    check_free_space(request.app.state.settings)  # 507 insufficient_storage, naming the path
     runner = request.app.state.runner
     if runner.alive < runner.workers:
         raise ApiError(503, "workers_unavailable", f"{runner.alive} of {runner.workers} job workers running")

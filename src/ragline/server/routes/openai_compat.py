@@ -16,6 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ...conversations.options import AnswerOptions, RAGOptions
 from ...errors import NotFoundError
 from ..auth import Tenant
 from ..deps import engine, note, require_collection, scope_for
@@ -30,6 +31,7 @@ from ..schemas import (
     CitationOut,
 )
 from .ask import SSE_DOC, ask_events, record_answer
+from .conversations import run_turn
 
 router = APIRouter(prefix="/v1", tags=["openai"], responses=responses(401, 422, 503))
 
@@ -78,6 +80,10 @@ class ChatCompletionIn(BaseModel):
                                         description=f"At most {CHAT_TOTAL_MAX_CHARS:,} characters of text in all")
     stream: bool = False
     user: str | None = Field(default=None, pattern=OWNER_PATTERN, description="Owner: a user inside the tenant")
+    conversation_id: str | None = Field(default=None, max_length=64, description=(
+        "ragline extension: store the turn in this conversation (none: a new one; returned in the reply)"))
+    rag_options: RAGOptions | None = Field(default=None, description="ragline extension: the user's past messages")
+    options: AnswerOptions | None = Field(default=None, description="ragline extension: this request's answer bounds")
 
     @model_validator(mode="after")
     def _bounded(self) -> ChatCompletionIn:
@@ -112,6 +118,7 @@ class ChatCompletionOut(BaseModel):
     choices: list[Choice]
     usage: Usage
     citations: list[CitationOut] = Field(description="ragline extension: the sources behind [n] markers")
+    conversation_id: str | None = Field(default=None, description="ragline extension: the conversation of this turn")
 
 
 @router.get("/models", response_model=ModelList)
@@ -135,7 +142,9 @@ def _tokens(text: str) -> int:
 @router.post("/chat/completions", response_model=ChatCompletionOut,
              responses={**responses(400, 404, 409, 502), **SSE_DOC})
 def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> Any:
-    """Answer the last user message from the collection named by ``model``."""
+    """Answer the last user message from the collection named by ``model``, as the next
+    turn of the conversation the earlier messages hold (follow-ups are rewritten from
+    them); with ``conversation_id``, of that stored conversation."""
     if not re.match(NAME_PATTERN, body.model):
         raise NotFoundError(f"model {body.model!r} not found (models are collection names: GET /v1/models)")
     questions = [_text(m.content) for m in body.messages if m.role == "user" and _text(m.content).strip()]
@@ -151,8 +160,14 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
         raise ApiError(422, "invalid_request", f"the question (the last user message) holds {len(question):,} "
                                                f"characters; the limit is {QUESTION_MAX_CHARS:,}")
     completion_id, created = "chatcmpl-" + uuid.uuid4().hex, int(time.time())
+    last_user = max(i for i, m in enumerate(body.messages) if m.role == "user" and _text(m.content).strip())
+    history = [(m.role, _text(m.content)) for m in body.messages[:last_user] if m.role in ("user", "assistant")]
+    turn = run_turn(request, question, scope, conversation_id=body.conversation_id, history=history,
+                    rag_options=body.rag_options, options=body.options)
     if not body.stream:
-        answer = engine(request).ask(question, scope, stream=False).to_dict()
+        for _ in turn:
+            pass
+        answer = turn.result.data
         record_answer(request, question, answer)
         content = answer["answer"] + _sources(answer["citations"])
         completion = _tokens(content)
@@ -160,8 +175,8 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
                 "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
                           "total_tokens": prompt_tokens + completion},
-                "citations": answer["citations"]}
-    events = ask_events(request, engine(request).ask(question, scope, stream=True))
+                "citations": answer["citations"], "conversation_id": answer.get("conversation_id")}
+    events = ask_events(request, turn)
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
         data = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": body.model,
@@ -183,7 +198,7 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
                     sources = _sources(answer["citations"])
                     if sources:
                         yield chunk({"content": sources})
-                    yield chunk({}, "stop", citations=answer["citations"])
+                    yield chunk({}, "stop", citations=answer["citations"], conversation_id=answer.get("conversation_id"))
         except Exception as exc:  # noqa: BLE001 — headers are sent; OpenAI clients read an in-band error
             _, code, message = map_exception(exc)
             note(request, stream_error=code)

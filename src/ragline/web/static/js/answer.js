@@ -1,6 +1,8 @@
 // Rendering of one answer: streamed text, then citations as buttons, the source
 // list, an abstain notice, and the context report + timings panel.
 import { h, replace, formatMs, reflow } from "./dom.js";
+import { recordsPanel } from "./records.js";
+import { renderWithTables } from "./markdown.js";
 
 const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
@@ -43,7 +45,9 @@ export class AnswerView {
     const citations = new Map((answer.citations || []).map((c) => [Number(c.n), c]));
     const text = reflow(typeof answer.answer === "string" ? answer.answer : this.streamed);
     const claims = answer.abstained ? new Map() : claimsByCitation(text);
-    const onCite = (c) => this.onCite(c, claims.get(Number(c.n)) || []);
+    // An exact answer (from the records) cites rows of its own table, not passages.
+    const records = answer.records ? recordsPanel(answer.records) : null;
+    const onCite = records ? (c) => records.show(c.n) : (c) => this.onCite(c, claims.get(Number(c.n)) || []);
     if (answer.abstained) {
       this.el.classList.add("abstained");
       replace(this.text,
@@ -51,9 +55,11 @@ export class AnswerView {
           "Not found in your documents"),
         h("p", {}, text || "There is not enough support in this collection to answer that."));
     } else {
-      replace(this.text, ...linkCitations(text, citations, onCite));
+      // Markdown tables render as tables; [n] markers stay buttons, in cells too.
+      replace(this.text, ...renderWithTables(h, text, (t) => linkCitations(t, citations, onCite)));
     }
     replace(this.extra,
+      records ? records.el : null,
       citations.size ? sourceList([...citations.values()], onCite) : null,
       reportPanel(answer));
   }
@@ -97,7 +103,16 @@ function claimsByCitation(text) {
 
 function sourceLabel(c) {
   const page = c.page !== null && c.page !== undefined ? `, page ${c.page}` : "";
-  return `${c.title || baseName(c.source) || c.doc_id}${page}`;
+  // The section tells two passages of one file apart ("Overdraft policy › Unarranged overdrafts").
+  const section = c.section ? lastSection(c.section, c.title) : "";
+  return `${c.title || baseName(c.source) || c.doc_id}${section ? ` › ${section}` : ""}${page}`;
+}
+
+/** A section path's last part ("A \\> B" → "B"), unless it only repeats the title. */
+function lastSection(section, title) {
+  const parts = String(section).replace(/\\(.)/g, "$1").split(/\s+>\s+/);
+  const last = parts[parts.length - 1];
+  return last && last !== title ? last : "";
 }
 
 function baseName(path) {
@@ -135,6 +150,17 @@ function reportPanel(answer) {
     rows.length ? h("dl", { class: "timings" }, rows.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, formatMs(Number(v)))]))
       : h("p", { class: "hint" }, "none reported")));
   const facts = [];
+  if (answer.route) facts.push(`Route: ${answer.route.name} (${answer.route.reason})`);
+  const q = answer.query;
+  if (q && q.followup && q.rewritten !== q.original) {
+    facts.push(`Searched as: “${q.rewritten}” (${q.method === "llm" ? "rewritten by the model" : "earlier terms carried"})`);
+  }
+  if (q && q.carried_sources && q.carried_sources.length) facts.push(`Earlier sources weighed: ${q.carried_sources.length}`);
+  if (answer.gate && !answer.gate.retrieve) facts.push(`No search: ${answer.gate.reason}`);
+  if (answer.rag_context && answer.rag_context.source_messages?.length) {
+    facts.push(`Your earlier messages used: ${answer.rag_context.source_messages.length}`);
+  }
+  if (answer.general) facts.push("General answer: not from your documents");
   if (answer.generator) facts.push(`Answered by: ${answer.generator}`);
   if (answer.fallback_reason) facts.push(`Fallback: ${answer.fallback_reason}`);
   if (Number.isFinite(Number(ctx.tokens))) facts.push(`Context: ${ctx.tokens} tokens`);

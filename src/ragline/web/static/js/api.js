@@ -50,9 +50,11 @@ export class Api {
     const data = await this.request("GET", `/v1/collections/${enc(collection)}/documents`);
     return listOf(data, "documents");
   }
-  upload(collection, files) {
+  /** Upload files; `password` opens encrypted PDFs (used for this upload's jobs only). */
+  upload(collection, files, password = null) {
     const form = new FormData();
     for (const file of files) form.append("files", file, file.name);
+    if (password) form.append("password", password);
     return this.request("POST", `/v1/collections/${enc(collection)}/documents`, { body: form });
   }
   getJob(id) { return this.request("GET", `/v1/jobs/${enc(id)}`); }

@@ -1,4 +1,6 @@
-// The Ask tab: a chat-style list of questions and streamed, cited answers.
+// The Ask tab: a chat-style list of questions and streamed, cited answers. Every ask
+// carries the conversation's id, so follow-ups ("and what does it cost?") are
+// understood from the earlier turns; conversations.js lists and reopens them.
 import { $, h, announce } from "./dom.js";
 import { AnswerView } from "./answer.js";
 
@@ -8,7 +10,8 @@ export class ChatView {
     this.onError = onError;
     this.passage = passage;
     this.collection = null;
-    this.conversationId = null;   // set by conversations.js once chat memory exists
+    this.conversationId = null;   // the current conversation (set by the first answer, or conversations.js)
+    this.onAnswered = null;       // conversations.js refreshes its list
     this.controller = null;
     this.messages = $("#messages");
     this.empty = $("#chat-empty");
@@ -45,6 +48,17 @@ export class ChatView {
     this.empty.hidden = false;
   }
 
+  /** Scroll so the end of `el` sits just above the sticky question box, not behind it. */
+  reveal(el, behavior = "smooth") {
+    el.style.scrollMarginBottom = `${this.form.offsetHeight + 12}px`;
+    el.scrollIntoView({ block: "end", behavior });
+  }
+
+  scrollToEnd() {
+    const last = this.messages.lastElementChild;
+    if (last && last !== this.empty) this.reveal(last, "auto");
+  }
+
   /** Show a past exchange (used when a conversation is reopened). */
   addExchange(question, answer) {
     this.empty.hidden = true;
@@ -65,7 +79,7 @@ export class ChatView {
     this.empty.hidden = true;
     this.messages.appendChild(questionBubble(question));
     const view = this.newAnswer(question);
-    view.el.scrollIntoView({ block: "end", behavior: "smooth" });
+    this.reveal(view.el);
     this.input.value = "";
     this.setBusy(true);
     const controller = new AbortController();
@@ -79,6 +93,8 @@ export class ChatView {
       });
       if (answer.conversation_id) this.conversationId = answer.conversation_id;
       view.finish(answer);
+      this.reveal(view.el, "auto");  // its sources and report too, above the question box
+      this.onAnswered?.(answer);
       announce(answer.abstained ? "No answer found in your documents." : "Answer ready.");
     } catch (err) {
       if (err.name === "AbortError") {
@@ -90,8 +106,7 @@ export class ChatView {
     } finally {
       if (this.controller === controller) this.controller = null;
       this.setBusy(false);
-      view.el.scrollIntoView({ block: "nearest" });
-      this.input.focus();
+      this.input.focus({ preventScroll: true });
     }
   }
 

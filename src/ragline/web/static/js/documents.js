@@ -13,6 +13,7 @@ export class DocumentsView {
     this.collection = null;
     this.rows = new Map();      // key → {li, parts, doc}
     this.jobs = new Map();      // job id → {name, docId} for uploads not yet listed
+    this.files = new Map();     // file name → File uploaded in this session (to send again with a password)
     this.inflight = false;      // one poll at a time; `again` asks for another after it
     this.again = false;
     this.timer = null;
@@ -85,10 +86,11 @@ export class DocumentsView {
     if (generation === this.generation) this.refresh();
   }
 
-  async uploadOne(key, file, generation) {
+  async uploadOne(key, file, generation, password = null) {
     try {
-      const result = await this.api.upload(this.collection, [file]);
+      const result = await this.api.upload(this.collection, [file], password);
       if (generation !== this.generation) return;
+      this.files.set(file.name, file);
       this.remove(key);
       for (const job of jobsFrom(result)) {
         const norm = normalizeJob(job);
@@ -212,14 +214,29 @@ export class DocumentsView {
       progress: h("progress", { max: "1", class: "doc-progress" }),
       error: h("p", { class: "doc-error" }),
       retry: h("button", { type: "button", class: "small" }, "Retry"),
+      unlock: h("button", { type: "button", class: "small" }, "Enter password"),
+      password: h("input", { type: "password", autocomplete: "off", class: "doc-password" }),
       remove: h("button", { type: "button", class: "small danger-quiet" }, "Delete"),
     };
+    // An encrypted PDF fails with a message naming the password: the row offers to send
+    // the same file again with one (kept for that job only, never stored).
+    parts.unlockForm = h("form", { class: "doc-unlock", hidden: "" }, parts.password,
+      h("button", { type: "submit", class: "small" }, "Open"));
     const li = h("li", { class: "doc", dataset: { key } },
       h("div", { class: "doc-main" }, parts.name, parts.state),
       h("div", { class: "doc-sub" }, parts.progress, parts.detail),
       parts.error,
-      h("div", { class: "doc-actions" }, parts.retry, parts.remove));
+      parts.unlockForm,
+      h("div", { class: "doc-actions" }, parts.retry, parts.unlock, parts.remove));
     const row = { li, parts, doc: null, confirmTimer: null };
+    parts.unlock.addEventListener("click", () => {
+      parts.unlockForm.hidden = false;
+      parts.password.focus();
+    });
+    parts.unlockForm.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.unlock(row);
+    });
     parts.retry.addEventListener("click", () => this.retry(row));
     parts.remove.addEventListener("click", () => this.confirmDelete(row));
     return row;
@@ -247,11 +264,29 @@ export class DocumentsView {
     // Retry needs a document (or job) the server knows about; a rejected upload has neither.
     parts.retry.hidden = !(doc.state === "failed" && (doc.id || doc.jobId) && !doc.local);
     parts.retry.setAttribute("aria-label", `Retry ${doc.name}`);
+    const locked = doc.state === "failed" && /password/i.test(doc.error || "") && this.files.has(doc.name);
+    parts.unlock.hidden = !locked;
+    if (!locked) parts.unlockForm.hidden = true;
+    parts.unlock.setAttribute("aria-label", `Enter the password for ${doc.name}`);
+    parts.password.setAttribute("aria-label", `Password for ${doc.name}`);
     parts.remove.hidden = doc.state === "uploading";
     if (!row.confirmTimer) {
       parts.remove.textContent = doc.local ? "Dismiss" : "Delete";
       parts.remove.setAttribute("aria-label", `${doc.local ? "Dismiss" : "Delete"} ${doc.name}`);
     }
+  }
+
+  /** Send the failed file again with the password typed into its row. */
+  async unlock(row) {
+    const { doc, parts } = row;
+    const file = this.files.get(doc.name);
+    const password = parts.password.value;
+    if (!file || !password) return;
+    parts.password.value = "";
+    parts.unlockForm.hidden = true;
+    this.upsert(row.li.dataset.key, { ...doc, state: "uploading", error: "", done: 0, total: 0, local: true });
+    announce(`Opening ${doc.name} with its password.`);
+    await this.uploadOne(row.li.dataset.key, file, this.generation, password);
   }
 
   async retry(row) {

@@ -1,0 +1,80 @@
+"""Child processes that never outlive ragline: the parser sandbox's workers and the
+server's ingestion worker are plain ``python -m`` subprocesses (never
+multiprocessing, whose spawn mode re-imports the caller's ``__main__``).
+
+- ``spawn`` starts every child from one long-lived thread: ``PR_SET_PDEATHSIG``
+  fires when the *thread* that forked the child exits, not the process, so a child
+  forked from a short-lived request thread would be killed with that thread.
+- ``child_env`` lets the child import ragline from wherever this process did.
+- ``die_with_parent`` (called in the child) ends it when its parent dies, even by
+  SIGKILL: ``PR_SET_PDEATHSIG`` on Linux, and a watchdog on the parent pid.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+_requests: queue.Queue = queue.Queue()
+_spawner_lock = threading.Lock()
+_spawner: threading.Thread | None = None
+
+
+def _spawn_loop() -> None:
+    while True:
+        argv, kwargs, box, done = _requests.get()
+        try:
+            box.append(subprocess.Popen(argv, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box.append(exc)
+        done.set()
+
+
+def spawn(argv: list[str], **popen: Any) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **popen)``, run on the long-lived spawner thread."""
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None or not _spawner.is_alive():
+            _spawner = threading.Thread(target=_spawn_loop, name="ragline-spawner", daemon=True)
+            _spawner.start()
+    box: list = []
+    done = threading.Event()
+    _requests.put((argv, popen, box, done))
+    done.wait()
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    return box[0]
+
+
+def child_env() -> dict[str, str]:
+    """This environment, with ragline importable even from a source tree on sys.path."""
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+def die_with_parent(parent: int) -> None:
+    """In a child: never outlive ``parent``, even when it is SIGKILLed and cannot clean up."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1 (Linux only)
+    except (OSError, AttributeError):
+        pass  # not Linux: the watchdog below still holds
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    if os.getppid() != parent:  # the parent died before the prctl took effect
+        os._exit(0)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()

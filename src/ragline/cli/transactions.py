@@ -1,0 +1,115 @@
+"""``ragline import transactions`` and ``ragline connect truelayer``: bank
+transactions as records of one owner (``docs/transactions.md``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ..records.importers import IMPORTERS, ImportOptions
+from .common import AsJson, Tenant, app, err, out
+from .common import engine_from_env as _engine
+from .common import print_json as _print_json
+from .common import scope as _scope
+
+import_app = typer.Typer(help="Import records (bank transactions).", no_args_is_help=True)
+connect_app = typer.Typer(help="Import transactions from a bank API.", no_args_is_help=True)
+app.add_typer(import_app, name="import")
+app.add_typer(connect_app, name="connect")
+
+RequiredOwner = Annotated[str, typer.Option("--owner", "-u", help="The user the transactions belong to.")]
+
+
+def _options(currency: str | None, account: str | None, columns: str | None, decimal: str | None,
+             date_order: str | None) -> ImportOptions:
+    mapping: dict[str, str] = {}
+    if columns:
+        try:
+            mapping = json.loads(columns)
+        except json.JSONDecodeError as exc:
+            err.print(f"[red]error:[/red] --columns is not JSON: {exc}")
+            raise typer.Exit(2) from exc
+        if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
+            err.print('[red]error:[/red] --columns must map fields to column names: {"timestamp": "Booking date"}')
+            raise typer.Exit(2)
+    return ImportOptions(account_id=account, currency=currency, columns=mapping, decimal=decimal,
+                         date_order=date_order)
+
+
+def report(data: dict[str, Any], as_json: bool) -> None:
+    """An import's report: JSON or one line on stdout, refused rows on stderr, exit 1 if any."""
+    if as_json:
+        _print_json(data)
+    else:
+        docs = data["documents"]
+        out.print(f"read {data['read']}: added {data['added']}, updated {data['updated']}, unchanged "
+                  f"{data['unchanged']}, failed {len(data['failed'])}; months {len(data['months'])}, text "
+                  f"chunks embedded {docs.get('embedded', 0)}")
+    for failure in data["failed"]:
+        where = f"line {failure['line']}" if "line" in failure else failure.get("account", "")
+        err.print(f"[yellow]skipped:[/yellow] {data['source']} {where}: {failure['error']}", highlight=False)
+    if data["failed"]:
+        raise typer.Exit(1)
+
+
+def print_table(table: dict[str, Any]) -> None:
+    """An exact answer's table (columns and rows), numbers right-aligned."""
+    if not table["rows"]:
+        return
+    shown = Table(show_edge=False, pad_edge=False)
+    for i, column in enumerate(table["columns"]):
+        numeric = all(isinstance(r[i], int) or str(r[i]).lstrip("+-").replace(".", "", 1).rstrip("%").isdigit()
+                      for r in table["rows"] if r[i] != "")
+        shown.add_column(column, justify="right" if numeric else "left")
+    for row in table["rows"]:
+        shown.add_row(*(str(c) for c in row))
+    out.print()
+    out.print(shown)
+
+
+@import_app.command("transactions")
+def import_transactions(
+    file: Annotated[Path, typer.Argument(help="A statement: CSV, JSON / JSON Lines, or OFX / QFX.")],
+    owner: RequiredOwner,
+    tenant: Tenant = "default",
+    format: Annotated[str | None, typer.Option(
+        "--format", "-f", help=f"One of: {', '.join(IMPORTERS)} (default: by extension, then content).")] = None,
+    currency: Annotated[str | None, typer.Option(help="Currency when the file has no currency column.")] = None,
+    account: Annotated[str | None, typer.Option(help="Account id when the file has no account column.")] = None,
+    columns: Annotated[str | None, typer.Option(
+        help='CSV column names for fields, as JSON: \'{"timestamp": "Booking date", "amount": "Betrag"}\'.')] = None,
+    decimal: Annotated[str | None, typer.Option(help="Decimal separator, ',' or '.' (default: detected).")] = None,
+    date_order: Annotated[str | None, typer.Option(
+        "--date-order", help="Numeric dates: dmy, mdy or ymd (default: detected).")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Import a bank statement as transactions: new ones added, changed ones updated,
+    malformed rows reported with their line and skipped (exit 1)."""
+    where = _scope(tenant, None, owner)
+    options = _options(currency, account, columns, decimal, date_order)
+    with _engine() as engine:
+        result = engine.transactions.import_file(file, where, format=format, options=options)
+    report(result.to_dict(), as_json)
+
+
+@connect_app.command("truelayer")
+def connect_truelayer(
+    owner: RequiredOwner,
+    tenant: Tenant = "default",
+    code: Annotated[str | None, typer.Option(help="The code TrueLayer's consent page returned (first time).")] = None,
+    redirect_uri: Annotated[str | None, typer.Option(help="The redirect URI that consent page used.")] = None,
+    refresh_token: Annotated[str | None, typer.Option(
+        help="A refresh token the user already has (first time; later runs use the saved one).")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Import the owner's accounts and last 90 days of transactions from TrueLayer's Data
+    API (client id and secret from RAGLINE_RECORDS__TRUELAYER__*); exit 1 if an account failed."""
+    where = _scope(tenant, None, owner)
+    with _engine() as engine:
+        result = engine.transactions.connect_truelayer(where, code=code, redirect_uri=redirect_uri,
+                                                       refresh_token=refresh_token)
+    report(result.to_dict(), as_json)

@@ -1,0 +1,358 @@
+"""BERT-family sentence embeddings on ONNX Runtime, without torch: the encoder
+behind the bundled MiniLM (``minilm.py``) and behind any local model folder
+(``local.py``).
+
+Weights come from ``model.safetensors`` (parsed with numpy, then built into an
+ONNX graph of ORT's fused CPU contrib ops: EmbedLayerNormalization, Attention,
+SkipLayerNormalization, BiasGelu) or from an exported ``model.onnx`` (its inputs
+fed by name and type). On top, sentence-transformers' pipeline: optional query /
+passage prefixes, truncation to ``max_seq_length``, pooling (mean, CLS or max over
+the attention mask), L2 normalisation.
+
+Failures are ``EmbedderError`` with the reason, at this boundary: ONNX Runtime's
+own exceptions (``Fail``, ``InvalidArgument``, … plain ``Exception`` subclasses),
+the tokenizer's, and output that is not ``(n, dimension)`` finite numbers. Callers
+degrade on it: search to keyword only, ingestion fails the batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ragline.embed import check_vectors
+from ragline.errors import ConfigError, EmbedderError
+
+# Bump when the graph layout changes so stale cached models are not reused.
+GRAPH_VERSION = "fused-v1"
+_SORT_WINDOW = 4096  # texts tokenized and length-sorted together
+POOLINGS = ("mean", "cls", "max")
+
+
+def read_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Parse a safetensors file: u64-LE header size, JSON header, raw LE data."""
+    dtypes = {"F32": "<f4", "F16": "<f2", "I64": "<i8", "I32": "<i4"}
+    data = path.read_bytes()
+    (n,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8 : 8 + n])
+    header.pop("__metadata__", None)
+    body = memoryview(data)[8 + n :]
+    out = {}
+    for name, info in header.items():
+        if info["dtype"] not in dtypes:
+            raise EmbedderError(f"{path}: unsupported dtype {info['dtype']} for {name}")
+        start, end = info["data_offsets"]
+        arr = np.frombuffer(body[start:end], dtype=dtypes[info["dtype"]])
+        out[name] = arr.reshape(info["shape"])
+    return out
+
+
+def build_bert_graph(w: dict[str, np.ndarray], cfg: dict):
+    """The BERT encoder as an ONNX model using ORT's fused CPU contrib ops.
+
+    Inputs: ``input_ids``, ``attention_mask`` (int32, [batch, seq], right-padded).
+    Output: ``last_hidden_state`` float32 [batch, seq, hidden].
+    """
+    from onnx import TensorProto, helper, numpy_helper
+
+    hidden, heads = cfg["hidden_size"], cfg["num_attention_heads"]
+    eps = float(cfg["layer_norm_eps"])
+    if cfg.get("hidden_act", "gelu") != "gelu" or cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise EmbedderError(f"unsupported BERT config: {cfg}")
+    inits, nodes = [], []
+
+    def const(name: str, arr: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr, dtype=np.float32), name))
+        return name
+
+    def node(op: str, ins: list[str], out: str | list[str], **attrs) -> str:
+        outs = [out] if isinstance(out, str) else out
+        domain = "" if op == "MatMul" else "com.microsoft"  # everything else is a contrib op
+        nodes.append(helper.make_node(op, ins, outs, name=outs[0], domain=domain, **attrs))
+        return outs[0]
+
+    if any(k.startswith("bert.") for k in w):  # a BertModel saved inside a task model
+        w = {k.removeprefix("bert."): v for k, v in w.items()}
+    # token_type_ids are always 0, so fold token_type_embeddings[0] into the
+    # position table and skip the optional segment inputs.
+    e = "embeddings."
+    x = node("EmbedLayerNormalization", [
+        "input_ids", "", const("word_emb", w[e + "word_embeddings.weight"]),
+        const("pos_emb", w[e + "position_embeddings.weight"] + w[e + "token_type_embeddings.weight"][0]),
+        "", const("emb_ln_g", w[e + "LayerNorm.weight"]), const("emb_ln_b", w[e + "LayerNorm.bias"]),
+        "attention_mask",
+    ], ["emb_out", "mask_index"], epsilon=eps)  # mask_index[b] = number of real tokens
+
+    for i in range(cfg["num_hidden_layers"]):
+        p, a = f"encoder.layer.{i}.", f"encoder.layer.{i}.attention."
+        # torch Linear stores [out, in]; MatMul wants [in, out]. Q|K|V packed side by side.
+        qkv_w = np.concatenate([w[f"{a}self.{k}.weight"].T for k in ("query", "key", "value")], axis=1)
+        qkv_b = np.concatenate([w[f"{a}self.{k}.bias"] for k in ("query", "key", "value")])
+        att = node("Attention", [x, const(f"l{i}_qkv_w", qkv_w), const(f"l{i}_qkv_b", qkv_b), "mask_index"],
+                   f"l{i}_att", num_heads=heads)
+        proj = node("MatMul", [att, const(f"l{i}_ao_w", w[a + "output.dense.weight"].T)], f"l{i}_ao")
+        x = node("SkipLayerNormalization", [
+            proj, x, const(f"l{i}_ln1_g", w[a + "output.LayerNorm.weight"]),
+            const(f"l{i}_ln1_b", w[a + "output.LayerNorm.bias"]), const(f"l{i}_ao_b", w[a + "output.dense.bias"]),
+        ], f"l{i}_ln1", epsilon=eps)
+        h = node("MatMul", [x, const(f"l{i}_ff1_w", w[p + "intermediate.dense.weight"].T)], f"l{i}_ff1")
+        h = node("BiasGelu", [h, const(f"l{i}_ff1_b", w[p + "intermediate.dense.bias"])], f"l{i}_gelu")  # erf GELU
+        h = node("MatMul", [h, const(f"l{i}_ff2_w", w[p + "output.dense.weight"].T)], f"l{i}_ff2")
+        x = node("SkipLayerNormalization", [
+            h, x, const(f"l{i}_ln2_g", w[p + "output.LayerNorm.weight"]),
+            const(f"l{i}_ln2_b", w[p + "output.LayerNorm.bias"]), const(f"l{i}_ff2_b", w[p + "output.dense.bias"]),
+        ], "last_hidden_state" if i == cfg["num_hidden_layers"] - 1 else f"l{i}_ln2", epsilon=eps)
+
+    graph = helper.make_graph(
+        nodes, "minilm",
+        [helper.make_tensor_value_info(n, TensorProto.INT32, ["batch", "seq"]) for n in ("input_ids", "attention_mask")],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", hidden])],
+        inits,
+    )
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    # Pin the IR version: onnx's default can be newer than ORT accepts.
+    return helper.make_model(graph, opset_imports=opsets, producer_name="ragline", ir_version=8)
+
+
+def onnx_file(model_dir: Path) -> Path | None:
+    """An exported encoder in the folder (``onnx/model.onnx`` or ``model.onnx``), if any."""
+    return next((p for p in (model_dir / "onnx" / "model.onnx", model_dir / "model.onnx") if p.is_file()), None)
+
+
+def missing_files(model_dir: Path) -> list[str]:
+    """What a model folder lacks: config, tokenizer, and weights in one of two forms."""
+    missing = [f for f in ("config.json", "tokenizer.json") if not (model_dir / f).is_file()]
+    if not (model_dir / "model.safetensors").is_file() and onnx_file(model_dir) is None:
+        missing.append("model.safetensors (or onnx/model.onnx)")
+    return missing
+
+
+def _available_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):  # respects taskset / container CPU pinning
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+class BertEmbedder:
+    """Sentence embeddings (``dimension``-d, L2-normalised) from a BERT-family model
+    folder on ONNX Runtime.
+
+    The model is loaded lazily on first use (thread-safe). Texts are batched in
+    order of token length so batches carry little padding; results come back in
+    the caller's order. ``cache_dir``, if given, keeps the ONNX graph built from
+    safetensors (keyed by a hash of the weights) so later processes skip the build.
+    """
+
+    cache_prefix = "bert"
+    missing_hint = "set RAGLINE_EMBEDDER__PATH to a folder holding them"
+
+    def __init__(self, model_dir: Path | None, *, model_id: str, dimension: int, batch_size: int = 32,
+                 threads: int | None = None, cache_dir: Path | None = None, pooling: str = "mean",
+                 query_prefix: str = "", passage_prefix: str = "", max_seq_length: int = 256) -> None:
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
+        if pooling not in POOLINGS:
+            raise EmbedderError(f"{model_id}: pooling {pooling!r} is not supported; one of: {', '.join(POOLINGS)}")
+        self._model_dir = Path(model_dir) if model_dir is not None else None
+        self.model_id = model_id
+        self.dimension = dimension
+        self.batch_size = batch_size
+        self.threads = threads or _available_cpus()
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.pooling = pooling
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.max_seq_length = max_seq_length
+        self._lock = threading.Lock()
+        self._session = None
+        self._inputs: dict[str, str] = {}
+        self._tokenizer = None
+
+    # -- loading ---------------------------------------------------------
+    def model_dir(self) -> Path:
+        """The model folder, checked: ``EmbedderError`` naming what is missing."""
+        path = self._model_dir
+        if path is None:
+            raise EmbedderError(f"{self.model_id}: no model folder; {self.missing_hint}")
+        missing = missing_files(path)
+        if missing:
+            raise EmbedderError(f"{self.model_id} model files missing in {path}: {', '.join(missing)}; "
+                                f"{self.missing_hint}")
+        return path
+
+    def _get_tokenizer(self):
+        # Separate from the session so count_tokens never pays for the model.
+        if self._tokenizer is not None:
+            return self._tokenizer
+        with self._lock:
+            if self._tokenizer is None:
+                from tokenizers import Tokenizer
+
+                path = self.model_dir() / "tokenizer.json"
+                try:
+                    tokenizer = Tokenizer.from_file(str(path))
+                except Exception as exc:  # a corrupt tokenizer.json, a tokenizers version mismatch
+                    raise EmbedderError(f"failed to load the {self.model_id} tokenizer: {_reason(exc)}") from exc
+                tokenizer.no_padding()  # tokenizer.json files often fix both at 128
+                tokenizer.no_truncation()
+                self._tokenizer = tokenizer
+            return self._tokenizer
+
+    def _get_session(self):
+        if self._session is not None:
+            return self._session
+        with self._lock:
+            if self._session is not None:
+                return self._session
+            model_dir = self.model_dir()
+            try:
+                cfg = json.loads((model_dir / "config.json").read_text())
+                session = self._make_session(model_dir, cfg)
+                self._inputs = {i.name: i.type for i in session.get_inputs()}
+                unknown = set(self._inputs) - {"input_ids", "attention_mask", "token_type_ids"}
+                if unknown:
+                    raise EmbedderError(f"{self.model_id}: model inputs {sorted(unknown)} are not supported")
+                self._session = session
+            except EmbedderError:
+                raise
+            except Exception as exc:  # corrupt files, ORT failures, ...
+                raise EmbedderError(f"failed to load {self.model_id} from {model_dir}: {exc}") from exc
+            return self._session
+
+    def _model_bytes(self, model_dir: Path, cfg: dict) -> bytes:
+        exported = onnx_file(model_dir)
+        weights = model_dir / "model.safetensors"
+        if exported is not None and not weights.is_file():
+            return exported.read_bytes()
+        if cfg.get("model_type", "bert") != "bert":
+            raise EmbedderError(f"{self.model_id}: model_type {cfg.get('model_type')!r} from safetensors is not "
+                                "supported (BERT only); export it to onnx/model.onnx")
+        cached = None
+        if self.cache_dir is not None:
+            digest = hashlib.sha256()
+            with weights.open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 22), b""):
+                    digest.update(chunk)
+            cached = self.cache_dir / f"{self.cache_prefix}-{digest.hexdigest()[:16]}-{GRAPH_VERSION}.onnx"
+            if cached.is_file():
+                return cached.read_bytes()
+        data = build_bert_graph(read_safetensors(weights), cfg).SerializeToString()
+        if cached is not None:
+            try:  # best effort: a read-only cache dir must not break embedding
+                cached.parent.mkdir(parents=True, exist_ok=True)
+                tmp = cached.with_suffix(f".tmp{os.getpid()}")
+                tmp.write_bytes(data)
+                os.replace(tmp, cached)
+            except OSError:
+                pass
+        return data
+
+    def _make_session(self, model_dir: Path, cfg: dict):
+        import onnxruntime as ort
+
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.intra_op_num_threads = self.threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        return ort.InferenceSession(self._model_bytes(model_dir, cfg), opts, providers=["CPUExecutionProvider"])
+
+    # -- public API ------------------------------------------------------
+    @property
+    def max_tokens(self) -> int:
+        """Tokens (as ``count_tokens`` counts them) read before the rest is cut: the
+        sequence length less the two special tokens."""
+        return self.max_seq_length - 2
+
+    def tokenizer(self):
+        """The model's ``tokenizers.Tokenizer`` (loaded on first use, without the model)."""
+        return self._get_tokenizer()
+
+    def count_tokens(self, text: str) -> int:
+        """Number of tokens in ``text`` (no special tokens, no truncation)."""
+        tokenizer = self._get_tokenizer()
+        try:
+            return len(tokenizer.encode(text, add_special_tokens=False).ids)
+        except Exception as exc:
+            raise EmbedderError(f"{self.model_id}: tokenizer failed: {_reason(exc)}") from exc
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Embed one question (with the model's query prefix); shape ``(dimension,)``."""
+        return self._embed([self.query_prefix + text])[0]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed passages (with the model's passage prefix); shape ``(len(texts),
+        dimension)`` float32, caller's order. ``EmbedderError`` when the model cannot."""
+        return self._embed([self.passage_prefix + t for t in texts] if self.passage_prefix else list(texts))
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return out
+        session, tokenizer = self._get_session(), self._get_tokenizer()
+        # Tokenize and length-sort a window at a time: bounded memory for huge
+        # inputs, and most of the padding saving of a global sort.
+        for lo in range(0, len(texts), _SORT_WINDOW):
+            window = texts[lo : lo + _SORT_WINDOW]
+            try:
+                encodings = tokenizer.encode_batch(window)
+            except Exception as exc:  # tokenizers raises plain Exception (and TypeError for non-str)
+                raise EmbedderError(f"{self.model_id}: tokenizer failed: {_reason(exc)}") from exc
+            ids = [self._truncate(e.ids) for e in encodings]
+            order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                out[[lo + i for i in batch]] = self._embed_batch(session, [ids[i] for i in batch])
+        return out
+
+    def _truncate(self, ids: list[int]) -> list[int]:
+        # Same as HF truncation=True: the first (max-1) ids, then the closing special token.
+        limit = self.max_seq_length
+        return ids if len(ids) <= limit else ids[: limit - 1] + [ids[-1]]
+
+    def _embed_batch(self, session, ids: list[list[int]]) -> np.ndarray:
+        seq = max(len(x) for x in ids)
+        input_ids = np.zeros((len(ids), seq), dtype=np.int64)  # padding is masked out
+        mask = np.zeros((len(ids), seq), dtype=np.int64)
+        for row, x in enumerate(ids):
+            input_ids[row, : len(x)] = x
+            mask[row, : len(x)] = 1
+        given = {"input_ids": input_ids, "attention_mask": mask, "token_type_ids": np.zeros_like(mask)}
+        feeds = {name: given[name].astype(np.int64 if "int64" in kind else np.int32)
+                 for name, kind in self._inputs.items()}
+        try:
+            hidden = session.run(None, feeds)[0]
+        except Exception as exc:  # onnxruntime's Fail, InvalidArgument, RuntimeException, …, MemoryError
+            raise EmbedderError(f"{self.model_id}: ONNX Runtime failed on a batch of {len(ids)} texts: "
+                                f"{_reason(exc)}") from exc
+        hidden = np.asarray(hidden, dtype=np.float32)
+        if hidden.shape != (len(ids), seq, self.dimension):
+            raise EmbedderError(f"{self.model_id}: model output has shape {hidden.shape}, "
+                                f"expected {(len(ids), seq, self.dimension)} (wrong dimension)")
+        return check_vectors(self._pool(hidden, mask), len(ids), self.dimension, self.model_id)
+
+    def _pool(self, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """sentence-transformers' pooling, then F.normalize (eps 1e-12)."""
+        m = mask[:, :, None].astype(np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN/inf are reported by check_vectors
+            if self.pooling == "cls":
+                pooled = hidden[:, 0]
+            elif self.pooling == "max":
+                pooled = np.where(m > 0, hidden, -1e9).max(axis=1)
+            else:  # masked mean, the count clamped at 1e-9
+                pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+
+def _reason(exc: BaseException) -> str:
+    """``Fail: [ONNXRuntimeError] …``: the exception's type and message, cut to a readable length."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:500]}" if text else type(exc).__name__

