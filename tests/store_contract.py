@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import threading
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -29,7 +30,7 @@ from ragline.store.types import (
     TenantUsage,
 )
 
-from .contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit  # noqa: F401  (re-exported)
+from .contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit
 from .store_contract_admin import JobContract, KeyContract
 from .store_contract_conversations import ConversationContract
 
@@ -302,7 +303,7 @@ class FilterContract(_Base):
                 metadata=meta, pages=[page], title=f"Title {source}" if source != "n5" else None)
         return {s: doc_id(A, s) for s in docs}
 
-    CASES = [
+    CASES: ClassVar[list] = [
         ({"year": 2020}, {"n2"}),
         ({"year": "2020"}, {"n4"}),
         ({"year": 2020.0}, {"n2"}),
@@ -354,7 +355,7 @@ class FilterContract(_Base):
         found = store.dense_search(A, unit(1), 10, {"doc_id": corpus["n3"]})
         assert {h.source for h in store.get_hits(A, found)} == {"n3"}
 
-    BAD = [
+    BAD: ClassVar[list] = [
         ({"year": {"between": 1}}, "unknown filter operator"),
         ({"year'; DROP TABLE chunks; --": 1}, "invalid filter key"),
         ({"a.b": 1}, "invalid filter key"),

@@ -18,7 +18,7 @@ def run(tmp_path: Path):
 
     def _run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "ragline", *args], capture_output=True, text=True, env=env,
-                              timeout=120, cwd=tmp_path)
+                              timeout=120, cwd=tmp_path, check=False)
 
     return _run
 
@@ -45,7 +45,7 @@ def test_ingest_search_status(run, corpus: Path) -> None:
     assert result.returncode == 0, result.stderr
     (hit,) = json.loads(result.stdout)
     assert set(hit) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title", "page", "section",
-                        "position", "start", "end", "owner", "metadata"}
+                        "position", "start", "end", "owner", "metadata", "match_count", "last_matched_at"}
     assert hit["source"] == "kb/cards.html" and "lost card" in hit["text"]
 
     for mode in ("dense", "keyword", "hybrid"):
@@ -86,3 +86,9 @@ def test_password_option(run) -> None:
     assert result.returncode == 1 and "password" in json.loads(result.stdout)["failed"][0]["error"]
     result = run("ingest", str(pdf), "--password", "openpassword", "--json")
     assert result.returncode == 0 and json.loads(result.stdout)["added"] == 1
+
+
+def test_help_text_keeps_square_brackets(run) -> None:
+    """Rich markup would swallow "[n]" ("citing sources as .")."""
+    result = run("ask", "--help")
+    assert result.returncode == 0 and "citing sources as [n]." in " ".join(result.stdout.split())

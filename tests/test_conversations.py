@@ -382,3 +382,36 @@ def test_migrate_copies_conversations_once(small: Engine, tmp_path) -> None:
         assert [m.role for m in history] == ["user", "assistant"] and all(m.embedded for m in history)
     finally:
         moved.close()
+
+
+def test_follow_up_recall_over_the_written_conversations(bank: Engine) -> None:
+    """The 35 sample-knowledge-base conversations of bench/conversations/: follow-ups
+    rewritten by carrying are found in the top 5 (bench/followups.py measures the whole
+    pipeline; here retrieval alone, the previous turn's top passages standing in for
+    its citations)."""
+    import sys
+
+    from ragline.conversations.turn import AnswerTurn
+    from ragline.retrieve.search import Searcher
+
+    from .conftest import ROOT
+
+    sys.path.insert(0, str(ROOT))
+    from bench.followups import load, matches
+
+    searcher = Searcher(bank.store, bank.embedder, bank.settings.search)
+    found = {True: [], False: []}
+    for conv in load("bank"):
+        history: list[Turn] = []
+        for i, turn in enumerate(conv["turns"]):
+            for rewrite in (True, False):
+                p = plan(turn["q"], history, rewrite=rewrite, carry_sources=rewrite)
+                hits = AnswerTurn(query=p.query, carried_sources=p.carried_sources).search(
+                    searcher, turn["q"], BANK, mode=None, k=10, filters=None).hits
+                if i:
+                    found[rewrite].append(any(matches(h, turn) for h in hits[:5]))
+                if rewrite:
+                    history += [Turn("user", turn["q"], query=p.query, followup=p.followup),
+                                Turn("assistant", "…", cited_docs=[h.doc_id for h in hits[:2]])]
+    with_, without = (sum(found[k]) / len(found[k]) for k in (True, False))
+    assert len(found[True]) == 80 and with_ >= 0.95 and with_ > without, (with_, without)

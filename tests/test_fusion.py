@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ragline.retrieve.fusion import min_max, reciprocal_rank_fusion, weighted_fusion
+from ragline.retrieve.fusion import (FUSIONS, adaptive_weights, distribution, fuse, min_max, reciprocal_rank_fusion,
+                                    top_z, weighted_fusion)
+from ragline.settings import SearchSettings
 
 DENSE = [("a", 0.9), ("b", 0.8), ("c", 0.5)]
 KEYWORD = [("c", 12.0), ("d", 7.0), ("a", 2.0)]
@@ -50,3 +52,52 @@ def test_fusion_of_empty_lists_is_empty_and_one_list_keeps_its_order() -> None:
     assert weighted_fusion([[], []], [0.5, 0.5]) == []
     assert [i for i, _ in reciprocal_rank_fusion([[], KEYWORD])] == ["c", "d", "a"]
     assert [i for i, _ in weighted_fusion([DENSE, []], [0.5, 0.5])] == ["a", "b", "c"]
+
+
+def test_distribution_hand_worked() -> None:
+    # scores 1, 2, 3: mean 2, σ = √(2/3); low = 2 − 3σ, span 6σ
+    sigma = (2 / 3) ** 0.5
+    scaled = distribution([("x", 3.0), ("y", 2.0), ("z", 1.0)])
+    assert scaled["y"] == pytest.approx(0.5)
+    assert scaled["x"] == pytest.approx((3 - (2 - 3 * sigma)) / (6 * sigma))
+    assert scaled["z"] == pytest.approx(1 - scaled["x"])
+    assert distribution([("x", 3.0), ("y", 3.0)]) == {"x": 1.0, "y": 1.0}
+    assert distribution([]) == {}
+
+
+def test_distribution_is_not_stretched_by_one_outlier_as_min_max_is() -> None:
+    tail = [(f"t{i}", 1.0 + i / 100) for i in range(50)]
+    with_outlier = [("top", 100.0)] + tail
+    # min-max squeezes the whole tail to ~0 and the outlier alone to 1; DBSF caps the outlier at 1
+    assert min_max(with_outlier)["t49"] < 0.01
+    assert distribution(with_outlier)["top"] == 1.0
+    assert all(0.0 <= v <= 1.0 for v in distribution(with_outlier).values())
+
+
+def test_top_z_and_adaptive_weights() -> None:
+    flat = [(f"f{i}", 1.0) for i in range(5)]
+    standout = [("s", 10.0)] + [(f"r{i}", 1.0) for i in range(9)]
+    assert top_z(flat) == 0.0 and top_z([("one", 3.0)]) == 0.0
+    assert top_z(standout) == pytest.approx(3.0)  # 10 vs mean 1.9, σ 2.7
+    weights = adaptive_weights([flat, standout], [0.5, 0.5])
+    assert weights == pytest.approx([0.0, 1.0])  # the list without a standout match drops out
+    assert adaptive_weights([flat, flat], [0.3, 0.7]) == [0.3, 0.7]  # no evidence: static weights
+    mixed = adaptive_weights([DENSE, KEYWORD], [0.5, 0.5])
+    assert sum(mixed) == pytest.approx(1.0)
+
+
+def test_fuse_dispatches_to_each_method() -> None:
+    assert fuse("weighted", DENSE, KEYWORD, dense_weight=0.4) == weighted_fusion([DENSE, KEYWORD], [0.4, 0.6])
+    assert fuse("rrf", DENSE, KEYWORD, dense_weight=0.5, rrf_k=10) == reciprocal_rank_fusion([DENSE, KEYWORD], k=10)
+    for method in FUSIONS:
+        fused = fuse(method, DENSE, KEYWORD)
+        assert {item for item, _ in fused} == {"a", "b", "c", "d"}
+        assert [s for _, s in fused] == sorted((s for _, s in fused), reverse=True)
+        assert [i for i, _ in fuse(method, DENSE, [])] == ["a", "b", "c"]  # one list keeps its order
+    with pytest.raises(ValueError, match="unknown fusion"):
+        fuse("magic", DENSE, KEYWORD)
+
+
+def test_every_fusion_is_a_setting() -> None:
+    for method in FUSIONS:
+        assert SearchSettings(fusion=method).fusion == method

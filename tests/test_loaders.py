@@ -79,8 +79,8 @@ def test_txt_csv_json(tmp_path: Path) -> None:
     (tmp_path / "r.json").write_text(json.dumps({"title": "Note", "text": "Body text", "year": 2020}))
     doc = only_doc(tmp_path / "r.json")
     assert (doc.title, doc.text, doc.metadata["year"]) == ("Note", "Body text", 2020)
-    (tmp_path / "n.json").write_text(json.dumps([{"k": {"deep": "value"}}]))
-    assert only_doc(tmp_path / "n.json").text == "[0].k.deep: value"
+    (tmp_path / "n.json").write_text(json.dumps([[{"k": {"deep": "value"}}]]))  # not an array of objects
+    assert only_doc(tmp_path / "n.json").text == "[0][0].k.deep: value"
 
 
 def test_jsonl_beir_records_and_bad_lines(tmp_path: Path) -> None:
@@ -111,7 +111,8 @@ def test_jsonl_beir_records_and_bad_lines(tmp_path: Path) -> None:
         ("fake.docx", b"plain text pretending", "not a .docx"),
         ("bad.json", b'{"a": ', "invalid JSON"),
         ("garbage.txt", bytes(range(128, 256)) * 40, "UTF-8"),
-        ("image.png", b"\x89PNG\r\n\x1a\n", "unsupported file type .png"),
+        ("song.mp3", b"ID3\x04\x00" * 10, "unsupported file type .mp3"),
+        ("image.png", b"\x89PNG\r\n\x1a\n", "image"),  # truncated (or, without Tesseract, the install hint)
         ("broken.pdf", b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF", "PDF"),
     ],
 )

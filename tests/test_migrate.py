@@ -51,7 +51,8 @@ def test_migrate_sqlite_to_postgres_to_qdrant(tmp_path: Path, pg_url: str) -> No
     result = _cli(home, None, "migrate", "--to", pg_url, "--json")
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"tenants": 1, "collections": 1, "documents": 3, "documents_unchanged": 0,
-                                         "chunks": 3, "keys": 1, "jobs": 1, "transactions": 0, "conversations": 0}
+                                         "chunks": 3, "keys": 1, "jobs": 1, "transactions": 0, "conversations": 0,
+                                         "usage_rows": 1}
     again = json.loads(_cli(home, None, "migrate", "--to", pg_url, "--json").stdout)
     assert again["documents"] == again["keys"] == again["jobs"] == 0 and again["documents_unchanged"] == 3
 
@@ -64,6 +65,10 @@ def test_migrate_sqlite_to_postgres_to_qdrant(tmp_path: Path, pg_url: str) -> No
     for url in (pg_url, qdrant):
         target = _engine(home, url)
         try:
+            # Match counters came along (the source's search counted each hit once), and usage rows.
+            assert {c: n for c, (n, _) in target.store.chunk_matches(ANN, [c for c, _ in before]).items()} == {
+                c: 1 for c, _ in before}
+            assert target.usage_report("acme")["texts_embedded"] == 3
             after = [(h.chunk_id, round(h.score, 5)) for h in target.search("overdraft fee", ANN, k=5).hits]
             assert [c for c, _ in after] == [c for c, _ in before], url
             assert target.verify_api_key(secret).tenant == "acme"  # the key's hash came along

@@ -279,3 +279,33 @@ def test_unauthenticated_uploads_are_refused_before_the_body(tmp_path: Path) -> 
             assert response.status_code == 202, response.text
             logged = json.dumps(response.json())
             assert "ok.txt" in logged
+
+
+def test_ingesting_a_document_holds_no_write_lock_while_it_embeds(tmp_path: Path) -> None:
+    """Another tenant's write must not queue behind a document's embedding: the write
+    transaction holds only the finished rows. While the embedder works, a second
+    connection with no busy wait at all can take the write lock."""
+    from ragline.embed.hashing import HashingEmbedder
+    from ragline.models import Block, Document
+
+    settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"))
+    probes: list[str] = []
+
+    class ProbingEmbedder(HashingEmbedder):
+        def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+            with closing(sqlite3.connect(settings.db_path, timeout=0, isolation_level=None)) as other:
+                try:
+                    other.execute("BEGIN IMMEDIATE")
+                    other.execute("ROLLBACK")
+                    probes.append("free")
+                except sqlite3.OperationalError as exc:
+                    probes.append(str(exc))
+            return super().embed_documents(texts)
+
+    engine = Engine(settings, embedder=ProbingEmbedder())
+    scope = Scope("acme", ("docs",))
+    text = "\n\n".join(f"Paragraph {i} about branch hours and card limits, told at some length." * 4
+                       for i in range(400))
+    summary = engine.add_documents([Document(source="big", blocks=[Block(text)])], scope)
+    assert summary.added == 1 and len(probes) > 1
+    assert set(probes) == {"free"}, probes

@@ -82,7 +82,7 @@ def test_upload_poll_search_and_fetch_citation(client: httpx.Client) -> None:
     top = result["hits"][0]
     assert top["source"] == "fees.md" and "5 EUR" in top["text"]
     assert set(top) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title", "page", "section",
-                        "position", "start", "end", "owner", "metadata"}
+                        "position", "start", "end", "owner", "metadata", "match_count", "last_matched_at"}
     assert top["title"] == "Fees" and top["collection"] == "docs" and "title" not in top["metadata"]
     assert result["mode"] == "hybrid" and {"embed", "dense", "keyword", "fetch"} <= set(result["timings_ms"])
 

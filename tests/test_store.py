@@ -63,7 +63,8 @@ def test_search_modes_find_the_topic(engine) -> None:
         hits = engine.search("wire transfer fees", S, mode=mode, k=2).hits
         assert "wire transfer fees" in hits[0].text, mode
         assert set(hits[0].to_dict()) == {"chunk_id", "doc_id", "source", "score", "text", "collection", "title",
-                                          "page", "section", "position", "start", "end", "owner", "metadata"}
+                                          "page", "section", "position", "start", "end", "owner", "metadata",
+                                          "match_count", "last_matched_at"}
 
 
 def test_threshold_and_k(engine) -> None:
@@ -72,6 +73,20 @@ def test_threshold_and_k(engine) -> None:
     assert engine.search("fees", S, mode="dense", k=3, threshold=1.01).hits == []
     with pytest.raises(ConfigError, match="unknown search mode"):
         engine.search("fees", S, mode="fuzzy")
+
+
+@pytest.mark.parametrize("mode", ["dense", "keyword", "hybrid"])
+def test_threshold_is_a_cosine_in_every_mode(engine, mode: str) -> None:
+    """Hybrid's fused scores put the top hit at about 1.0 and BM25 scores are unbounded:
+    neither is compared with a threshold; every mode keeps the hits whose chunk's
+    cosine to the query reaches it, as dense search scores them."""
+    engine.add_documents(docs(8), S)
+    cosine = {h.chunk_id: h.score for h in engine.search("wire transfer fees", S, mode="dense", k=8).hits}
+    cut = sorted(cosine.values(), reverse=True)[2]
+    kept = engine.search("wire transfer fees", S, mode=mode, k=8, threshold=cut).hits
+    assert kept and all(cosine[h.chunk_id] >= cut for h in kept)
+    assert {h.chunk_id for h in kept} <= {c for c, score in cosine.items() if score >= cut}
+    assert engine.search("wire transfer fees", S, mode=mode, k=8, threshold=1.01).hits == []
 
 
 def test_vector_index_rebuilds_after_writes(engine) -> None:

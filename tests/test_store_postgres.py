@@ -8,6 +8,7 @@ database per test; the restart test starts a private server of its own.
 
 from __future__ import annotations
 
+import itertools
 import random
 import socket
 import threading
@@ -40,13 +41,14 @@ from .pg_server import (  # noqa: F401  (pg_url is a fixture)
 from .store_contract import DIM, MODEL, A, StoreContract, collection, put, unit
 from .store_contract_records import RecordsContract
 from .store_contract_reembed import LanguageContract, ReembedContract
+from .store_contract_usage import UsageContract
 
 
 def _settings(tmp_path, url: str, **store) -> Settings:
     return Settings(home=tmp_path / "home", store=StoreSettings(url=url, **{"pool_size": 4, **store}))
 
 
-class TestPostgresStore(StoreContract, RecordsContract, ReembedContract, LanguageContract):
+class TestPostgresStore(StoreContract, RecordsContract, ReembedContract, LanguageContract, UsageContract):
     @pytest.fixture
     def make_store(self, tmp_path, pg_url):  # noqa: F811
         settings = _settings(tmp_path, pg_url)
@@ -87,9 +89,8 @@ def test_rls_raw_select_sees_only_the_scoped_tenant(store) -> None:
         assert _rows_by_tenant(pg, "nobody", table) == set(), table
     assert _rows_by_tenant(pg, "acme", "chunks") == {"acme"}
     assert _rows_by_tenant(pg, None, "chunks") == {"acme", "other"}  # the operator bypass
-    with pytest.raises(StoreError):  # WITH CHECK: a scoped transaction cannot write another tenant's row
-        with pg._tx("acme") as cur:
-            cur.execute("UPDATE chunks SET tenant = 'other'")
+    with pytest.raises(StoreError), pg._tx("acme") as cur:  # WITH CHECK: no writing another tenant's row
+        cur.execute("UPDATE chunks SET tenant = 'other'")
     with pytest.raises(StoreError, match="invalid tenant"):
         store.get_collection(Scope("*", ("kb",)))
 
@@ -191,7 +192,7 @@ def test_hnsw_index_is_built_used_and_dropped(store, tmp_path, pg_url) -> None: 
         pg.exact_below = 1
         approx = store.dense_search(scope, query, 20, filters)
         assert len(approx) == 20 and approx[0][0] == exact[0][0]
-        assert all(a[1] >= b[1] for a, b in zip(approx, approx[1:]))  # re-sorted by exact score
+        assert all(a[1] >= b[1] for a, b in itertools.pairwise(approx))  # re-sorted by exact score
         recalls.append(len({c for c, _ in approx} & {c for c, _ in exact}) / 20)
     assert np.mean(recalls) >= 0.95, recalls
     with pg._tx("t") as cur:  # the planner really takes the partial index, under RLS, for an owner's scope
@@ -415,3 +416,21 @@ def test_open_backend_redacts_the_password(tmp_path, pg_url) -> None:  # noqa: F
         assert "hunter2" not in s.url and "***" in s.url
     finally:
         s.close()
+
+
+def test_rls_walls_conversations_messages_and_policies(store) -> None:
+    """Migration 5's tables sit behind the same tenant wall as the others."""
+    from ragline.store.conversations import NewMessage
+
+    pg = store.catalog
+    for tenant in ("acme", "other"):
+        cid = store.conversations.create_conversation(tenant, "u", title="t", collections=["kb"]).id
+        store.conversations.add_messages(tenant, "u", cid, [NewMessage("user", f"{tenant} secret")])
+        store.conversations.set_answer_policy(tenant, "kb", "general")
+    for table in ("conversations", "messages", "answer_policies"):
+        assert _rows_by_tenant(pg, "acme", table) == {"acme"}, table
+        assert _rows_by_tenant(pg, "nobody", table) == set(), table
+        assert _rows_by_tenant(pg, None, table) == {"acme", "other"}, table
+    # WITH CHECK: no writing another tenant's row from a scoped transaction
+    with pytest.raises(StoreError), pg._tx("acme") as cur:
+        cur.execute("UPDATE messages SET tenant = 'other'")

@@ -32,13 +32,14 @@ from ragline.store.types import ChunkRecord, CollectionRef, DocumentRecord
 from .store_contract import DIM, A, StoreContract, collection, put, unit
 from .store_contract_records import RecordsContract
 from .store_contract_reembed import LanguageContract, ReembedContract
+from .store_contract_usage import UsageContract
 
 
 def _settings(tmp_path, **store) -> Settings:
     return Settings(home=tmp_path / "home", store=StoreSettings(url=f"qdrant://{tmp_path / 'qdrant'}", **store))
 
 
-class TestQdrantStore(StoreContract, RecordsContract, ReembedContract, LanguageContract):
+class TestQdrantStore(StoreContract, RecordsContract, ReembedContract, LanguageContract, UsageContract):
     @pytest.fixture
     def make_store(self, tmp_path):
         settings = _settings(tmp_path)

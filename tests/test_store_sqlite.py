@@ -10,9 +10,10 @@ from ragline.store import open_store
 from .store_contract import DIM, A, StoreContract, collection, put
 from .store_contract_records import RecordsContract
 from .store_contract_reembed import LanguageContract, ReembedContract
+from .store_contract_usage import UsageContract
 
 
-class TestSQLiteStore(StoreContract, RecordsContract, ReembedContract, LanguageContract):
+class TestSQLiteStore(StoreContract, RecordsContract, ReembedContract, LanguageContract, UsageContract):
     @pytest.fixture
     def make_store(self, tmp_path):
         settings = Settings(home=tmp_path / "home")

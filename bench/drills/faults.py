@@ -63,20 +63,19 @@ def provider(quick: bool) -> dict:
              "http_429": Status(429, retry_after="1"), "garbage": Garbage(), "healthy": Reply()}
     results = {}
     for name, behaviour in cases.items():
-        with FakeLLMServer(default=behaviour) as fake, serve({
-                "RAGLINE_GENERATOR__NAME": "openai", "RAGLINE_GENERATOR__BASE_URL": fake.base_url,
-                "RAGLINE_GENERATOR__API_KEY": "fake", "RAGLINE_GENERATOR__TIMEOUT": "2",
-                "RAGLINE_SERVER__JOB_PROCESS": "false"}) as server:
-            with server.client(server.tenant("acme"), timeout=120) as client:
-                _index(client)
-                started = time.perf_counter()
-                response = client.post("/v1/ask", json={"question": "How much is an unarranged overdraft?",
-                                                        "collection": "docs"})
-                answer = response.json()
-                results[name] = {"status": response.status_code, "seconds": round(time.perf_counter() - started, 2),
-                                 "generator": answer.get("generator"), "fallback_reason": answer.get("fallback_reason"),
-                                 "answered": "5 EUR" in (answer.get("answer") or ""),
-                                 "provider_requests": len(fake.requests)}
+        env = {"RAGLINE_GENERATOR__NAME": "openai",
+               "RAGLINE_GENERATOR__API_KEY": "fake", "RAGLINE_GENERATOR__TIMEOUT": "2"}
+        with FakeLLMServer(default=behaviour) as fake, serve({**env, "RAGLINE_GENERATOR__BASE_URL": fake.base_url}) \
+                as server, server.client(server.tenant("acme"), timeout=120) as client:
+            _index(client)
+            started = time.perf_counter()
+            response = client.post("/v1/ask", json={"question": "How much is an unarranged overdraft?",
+                                                    "collection": "docs"})
+            answer = response.json()
+            results[name] = {"status": response.status_code, "seconds": round(time.perf_counter() - started, 2),
+                             "generator": answer.get("generator"), "fallback_reason": answer.get("fallback_reason"),
+                             "answered": "5 EUR" in (answer.get("answer") or ""),
+                             "provider_requests": len(fake.requests)}
         if quick and name == "http_500":
             break
     return results
@@ -99,7 +98,7 @@ def disk_full(quick: bool) -> dict:
         with serve({"RAGLINE_SERVER__MIN_FREE_MB": "1"}, home=mount / "home") as server, \
                 server.client(server.tenant("acme")) as client:
             _index(client)
-            big = " ".join(f"paragraph {i} about branch hours and card limits." for i in range(6000))
+            big = " ".join(f"paragraph {i} about branch hours and card limits." for i in range(40_000))
             job = client.post("/v1/collections/docs/documents/text",
                               json={"documents": [{"text": big, "source": "big"}]}).json()["jobs"][0]
             fillers = []

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import subprocess
 import sys
@@ -94,10 +93,9 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
             time.sleep(2)
         victim(server.url, keys["victim"], 2)  # warm-up
         solo, solo_errors = victim(server.url, keys["victim"], seconds)
-        flood = subprocess.Popen([sys.executable, "-m", "bench.drills.tenancy", "--as-hostile", server.url,
-                                  keys["hostile"], str(hostile_threads), str(seconds + 4)],
-                                 stdout=subprocess.PIPE, cwd=Path(__file__).parents[2],
-                                 preexec_fn=lambda: os.nice(10))
+        flood = subprocess.Popen(["nice", "-n", "10", sys.executable, "-m", "bench.drills.tenancy", "--as-hostile",
+                                  server.url, keys["hostile"], str(hostile_threads), str(seconds + 4)],
+                                 stdout=subprocess.PIPE, cwd=Path(__file__).parents[2])
         time.sleep(2)
         attacked, attacked_errors = victim(server.url, keys["victim"], seconds)
         counts = json.loads(flood.communicate(timeout=seconds + 180)[0] or b"{}")

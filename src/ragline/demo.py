@@ -79,9 +79,10 @@ def main() -> None:
         print(f"sample: added {summary.added}, updated {summary.updated}, unchanged {summary.unchanged}, "
               f"failed {len(summary.failed)}, {summary.chunks} chunks in {summary.seconds:.1f} s",
               file=sys.stderr, flush=True)
-        serve(settings, engine=engine, on_started=lambda url: print(banner(url, key), flush=True))
     finally:
         engine.close()
+    # Served as `ragline serve` is: the server's own engine, its ingestion in a child process.
+    serve(settings, on_started=lambda url: print(banner(url, key), flush=True))
 
 
 if __name__ == "__main__":

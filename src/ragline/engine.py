@@ -11,12 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from . import tracing
 from .embed import make_embedder
 from .embed.base import DelegatingEmbedder, Embedder, EmbeddingCache
 from .embed.cache import QueryCache
 from .embed.registry import max_tokens as embedder_max_tokens
 from .engine_admin import EngineAdmin
-from .ingest.chunkers import LengthLimit, make_chunker
+from .ingest.chunkers import BLOCKS_AS_CHUNKS, LengthLimit, make_chunker
+from .ingest.loaders.options import LoadOptions
 from .ingest.pipeline import Ingestor, IngestSummary, Progress
 from .ingest.sandbox import ParserSandbox
 from .models import Document, Scope
@@ -27,6 +29,11 @@ from .settings import ChunkingSettings, Settings
 from .store import Store, backend_for, open_store, redact
 from .store.filters import Filters
 from .store.types import CollectionInfo
+from .usage.embedding import MeteredEmbedder
+from .usage.meter import UsageMeter
+from .usage.model import ASK, MatchStat
+from .usage.ranking import CANDIDATES_PER_HIT, check_usage_options, with_counters
+from .usage.report import usage_report
 
 if TYPE_CHECKING:
     from .answer import Answer, Answerer, AnswerStream, Generator
@@ -49,6 +56,7 @@ class Engine(EngineAdmin):
         # Entered while an answer waits on a remote LLM: the server lends its request slot back
         # (server/fairness.py) so a slow provider holds no share of the CPU.
         self.remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext
+        tracing.configure(self.settings.tracing)  # spans stay a no-op unless configured
 
     # -- components (lazy) ----------------------------------------------------
     @property
@@ -85,7 +93,7 @@ class Engine(EngineAdmin):
     @property
     def sandbox(self) -> ParserSandbox:
         if self._sandbox is None:
-            self._sandbox = ParserSandbox(self.settings.limits)
+            self._sandbox = ParserSandbox(self.settings.limits, LoadOptions.from_settings(self.settings.ingest))
         return self._sandbox
 
     def collection(self, scope: Scope, chunking: ChunkingSettings | None = None, *,
@@ -99,7 +107,7 @@ class Engine(EngineAdmin):
         return self.store.ensure_collection(scope, model_id=self.embedder.model_id,
                                             dimension=self.embedder.dimension, config=config)
 
-    def _ingestor(self, scope: Scope) -> Ingestor:
+    def _ingestor(self, scope: Scope, options: LoadOptions | None = None) -> Ingestor:
         info = self.collection(scope)
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
         count_tokens = getattr(self.embedder, "count_tokens", None)
@@ -112,7 +120,9 @@ class Engine(EngineAdmin):
             length_limit = LengthLimit(limit, count_tokens, split=overflow == "split", model_id=self.embedder.model_id)
             config.update(max_tokens=limit, overflow=overflow)  # both shape the chunks: part of the config hash
         language, settle = self._language(scope, info)
-        return Ingestor(self.store, self.embedder, chunker, self.sandbox, cache=self.embedding_cache,
+        sandbox = self.sandbox if options is None else self.sandbox.with_options(options)
+        embedder = MeteredEmbedder(self.embedder, self.meter, scope.tenant)  # tokens embedded, per tenant
+        return Ingestor(self.store, embedder, chunker, sandbox, cache=self.embedding_cache,
                         chunking_config=config, batch_chunks=max(64, self.settings.embedder.batch_size * 8),
                         limits=self.settings.limits, data_dir=self.settings.home, length_limit=length_limit,
                         language=language, settle_language=settle)
@@ -126,16 +136,20 @@ class Engine(EngineAdmin):
         return None, lambda text: self.store.settle_language(scope, detect_language(text))
 
     # -- operations -----------------------------------------------------------
+    @tracing.traced("ingest")
     def ingest(self, paths: Iterable[Path | str], scope: Scope, *, password: str | None = None,
-               progress: Progress | None = None) -> IngestSummary:
-        """Load, chunk, embed and store files and directories (incrementally)."""
-        return self._ingestor(scope).ingest([Path(p) for p in paths], scope, password=password, progress=progress)
+               progress: Progress | None = None, options: LoadOptions | None = None) -> IngestSummary:
+        """Load, chunk, embed and store files and directories (incrementally);
+        ``options`` (record fields, OCR) default to ``settings.ingest``."""
+        return self._ingestor(scope, options).ingest([Path(p) for p in paths], scope, password=password,
+                                                     progress=progress)
 
+    @tracing.traced("ingest")
     def sync(self, directory: Path | str, scope: Scope, *, password: str | None = None,
-             progress: Progress | None = None) -> IngestSummary:
+             progress: Progress | None = None, options: LoadOptions | None = None) -> IngestSummary:
         """Ingest a directory and purge documents whose files are gone from it."""
-        return self._ingestor(scope).ingest([Path(directory)], scope, password=password, progress=progress,
-                                            purge_missing=True)
+        return self._ingestor(scope, options).ingest([Path(directory)], scope, password=password,
+                                                     progress=progress, purge_missing=True)
 
     def add_documents(self, documents: list[Document], scope: Scope) -> IngestSummary:
         return self._ingestor(scope).add_documents(documents, scope)
@@ -161,6 +175,7 @@ class Engine(EngineAdmin):
         summary.failed[:0] = failed
         return summary
 
+    @tracing.traced("ingest")
     def ingest_documents(self, documents: list[Document], scope: Scope, *, origin: str | None = None,
                          progress: ChunkProgress | None = None) -> IngestSummary:
         """``add_documents`` with an origin (the kept upload) and chunk progress:
@@ -169,7 +184,7 @@ class Engine(EngineAdmin):
         if progress is None:
             return ingestor.add_documents(documents, scope, origin=origin)
         # Chunking twice is cheap next to embedding, and gives an honest total up front.
-        total = sum(len(ingestor.chunker.chunk(d)) for d in documents)
+        total = sum(len((BLOCKS_AS_CHUNKS if d.chunked else ingestor.chunker).chunk(d)) for d in documents)
         progress("embedding", 0, total)
         # Report every few batches: slices much larger than one batch keep the
         # embedder's length-sorting (less padding) effective.
@@ -180,10 +195,48 @@ class Engine(EngineAdmin):
         return summary
 
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
-               threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
+               threshold: float | None = None, filters: Filters | None = None, sort: str | None = None,
+               min_matches: int | None = None, max_matches: int | None = None) -> SearchResult:
+        """Search; every hit returned is counted (``match_count``, written off the query
+        path) and carries its counters; ``sort`` (score, match_count, last_matched_at)
+        and ``min_matches``/``max_matches`` order and filter by them (``ragline.usage``)."""
+        by_usage = check_usage_options(sort, min_matches, max_matches)
         searcher = Searcher(self.store, self.query_cache.for_tenant(self.embedder, scope.tenant), self.settings.search,
                             reranker=self.reranker)
-        return searcher.search(query, scope, mode=mode, k=k, threshold=threshold, filters=filters)
+        want = k or self.settings.search.k
+        result = searcher.search(query, scope, mode=mode, k=min(1000, want * CANDIDATES_PER_HIT) if by_usage else k,
+                                 threshold=threshold, filters=filters)
+        result.hits = with_counters(self.store, scope, result.hits, sort=sort, min_matches=min_matches,
+                                    max_matches=max_matches)[:want]
+        self.meter.matched(scope.tenant, [hit.chunk_id for hit in result.hits])
+        return result
+
+    # -- usage (ragline.usage) --------------------------------------------------
+    @cached_property
+    def meter(self) -> UsageMeter:
+        """Match counters and usage rows, noted in memory and written in the background."""
+        return UsageMeter(self.store, self.settings.usage.flush_interval_s)
+
+    def _answered(self, scope: Scope, answer: Answer) -> None:
+        """An answer's bookkeeping: one question with the LLM tokens its provider
+        reported, and a match for each source it was given."""
+        usage = answer.usage or {}
+        self.meter.used(scope.tenant, ASK, usage.get("model") or answer.generator,
+                        input_tokens=usage.get("input_tokens", 0), output_tokens=usage.get("output_tokens", 0))
+        self.meter.matched(scope.tenant, [source.chunk_id for source in answer.context.sources])
+
+    def usage_report(self, tenant: str, since: str | None = None) -> dict[str, Any]:
+        """The tenant's tokens embedded, questions and LLM tokens from day ``since``
+        (``YYYY-MM-DD``) on, with an estimated cost (``usage.report``); what is still
+        pending is written first. (``usage`` is what the tenant stores, for quotas.)"""
+        self.meter.flush()
+        return usage_report(tenant, self.store.usage_records(tenant, since=since), self.settings.usage, since)
+
+    def match_stats(self, scope: Scope, *, level: str = "chunk", order: str = "most",
+                    limit: int = 20) -> list[MatchStat]:
+        """The most and never matched chunks or documents of the scope (``ragline stats``)."""
+        self.meter.flush()
+        return self.store.match_stats(scope, level=level, order=order, limit=limit)
 
     # -- answers (ragline.answer) ---------------------------------------------
     @cached_property
@@ -198,8 +251,10 @@ class Engine(EngineAdmin):
     def answerer(self) -> Answerer:
         from .answer import Answerer
 
-        return Answerer(self.store, self.embedder, self.settings, query_cache=self.query_cache,
-                        remote_wait=lambda: self.remote_wait(), records=self.transactions, reranker=self.reranker)
+        answerer = Answerer(self.store, self.embedder, self.settings, query_cache=self.query_cache,
+                            remote_wait=lambda: self.remote_wait(), records=self.transactions, reranker=self.reranker)
+        answerer.on_answer = self._answered
+        return answerer
 
     @cached_property
     def transactions(self) -> Transactions:
@@ -274,6 +329,8 @@ class Engine(EngineAdmin):
             self.answerer.close()
         if self._sandbox is not None:
             self._sandbox.close()
+        if "meter" in self.__dict__:
+            self.meter.close()  # before the store closes: its last write needs it
         if self._store is not None:
             self._store.close()
 

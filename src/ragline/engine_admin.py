@@ -53,7 +53,7 @@ class EngineAdmin:
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         return self.store.list_api_keys(tenant)
 
-    def usage(self, tenant: str) -> TenantUsage:
+    def stored(self, tenant: str) -> TenantUsage:
         """What the tenant stores (documents, chunks, bytes), for its quotas."""
         return self.store.usage(tenant)
 
@@ -82,6 +82,11 @@ class EngineAdmin:
         """One stored chunk visible in the scope (for a cited passage), or None."""
         hits = self.store.get_hits(scope, [(chunk_id, 0.0)])
         return hits[0] if hits else None
+
+    def passages(self, scope: Scope, doc_id: str) -> list[Hit]:
+        """Every stored chunk of a document visible in the scope, in document order."""
+        hits = self.store.get_hits(scope, [(c, 0.0) for c in self.store.document_chunk_ids(scope, doc_id)])
+        return sorted(hits, key=lambda h: (h.start, h.end))
 
     def delete(self, scope: Scope, doc_ids: list[str]) -> int:
         """Delete documents the scope's owner owns exactly; returns how many."""

@@ -127,6 +127,8 @@ class Hit:
     end: int = 0
     owner: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    match_count: int = 0  # times returned before (ragline.usage), filled by Engine.search
+    last_matched_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -144,4 +146,6 @@ class Hit:
             "end": self.end,
             "owner": self.owner,
             "metadata": self.metadata,
+            "match_count": self.match_count,
+            "last_matched_at": self.last_matched_at,
         }

@@ -74,7 +74,7 @@ class SearchSettings(BaseModel):
 
     mode: SearchMode = "hybrid"
     k: int = Field(default=10, ge=1, le=1000)
-    fusion: Literal["rrf", "weighted"] = "weighted"
+    fusion: Literal["rrf", "weighted", "dbsf", "adaptive"] = "weighted"  # ragline.retrieve.fusion.FUSIONS
     rrf_k: int = Field(default=60, ge=1)
     dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     overfetch: int = Field(default=500, ge=1, le=10000)
@@ -149,6 +149,17 @@ class AnswerSettings(BaseModel):
     candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
     neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
     drop_unsupported: bool = False  # remove answer sentences the grounding check flags
+
+
+class TracingSettings(BaseModel):
+    """OpenTelemetry spans for each stage (``ragline.tracing``, docs/integrations.md): off
+    unless ``endpoint`` is set (exported there by OTLP/HTTP, e.g.
+    ``http://localhost:4318/v1/traces``) or ``enabled`` (sent to the application's own
+    tracer provider). Needs ``pip install 'ragline[otel]'``."""
+
+    enabled: bool = False
+    endpoint: str | None = None
+    service_name: str = Field(default="ragline", min_length=1, max_length=200)
 
 
 class ServerSettings(BaseModel):
@@ -328,6 +339,7 @@ class Settings(BaseSettings):
     server: ServerSettings = ServerSettings()
     quotas: QuotaSettings = QuotaSettings()
     records: RecordsSettings = RecordsSettings()
+    tracing: TracingSettings = TracingSettings()
     ingest: IngestSettings = IngestSettings()
     usage: UsageSettings = UsageSettings()
 

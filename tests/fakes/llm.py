@@ -139,21 +139,47 @@ def _split(text: str, n: int) -> list[str]:
     return [text[i:i + size] for i in range(0, len(text), size)]
 
 
-def _complete(protocol: str, text: str, model: str) -> dict[str, Any]:
+def count_tokens(text: str) -> int:
+    """The fake's tokenizer: whitespace-separated words. Usage is reported with it in
+    each provider's own ``usage`` fields, as the real APIs report theirs."""
+    return len(text.split())
+
+
+def prompt_tokens(protocol: str, body: dict[str, Any]) -> int:
+    """Input tokens of a request: every message, the system prompt included."""
+    if protocol == "openai":
+        return sum(count_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
+    if protocol == "gemini":
+        parts = [p for c in body.get("contents", []) for p in c.get("parts", [])]
+        parts += (body.get("systemInstruction") or {}).get("parts", [])
+        return sum(count_tokens(p.get("text", "")) for p in parts)
+    return count_tokens(str(body.get("system", ""))) + sum(count_tokens(str(m.get("content", "")))
+                                                          for m in body.get("messages", []))
+
+
+def _complete(protocol: str, text: str, model: str, used: tuple[int, int]) -> dict[str, Any]:
+    n_in, n_out = used
     if protocol == "openai":
         return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+                "usage": {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}}
     if protocol == "gemini":
         return {"candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP",
-                                "index": 0}], "modelVersion": model}
+                                "index": 0}], "modelVersion": model,
+                "usageMetadata": {"promptTokenCount": n_in, "candidatesTokenCount": n_out,
+                                  "totalTokenCount": n_in + n_out}}
     return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
             "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
-            "usage": {"input_tokens": 10, "output_tokens": 5}}
+            "usage": {"input_tokens": n_in, "output_tokens": n_out}}
 
 
-def _stream_events(protocol: str, pieces: list[str], model: str) -> tuple[list[str], str, str]:
-    """(chunk events, in-stream error event, closing events) as raw SSE text."""
+def _stream_events(protocol: str, pieces: list[str], model: str, used: tuple[int, int],
+                   include_usage: bool = False) -> tuple[list[str], str, str]:
+    """(chunk events, in-stream error event, closing events) as raw SSE text. Usage
+    comes as each API sends it: OpenAI's in a last chunk when the request asked for it
+    (``stream_options.include_usage``), Gemini's cumulative on every chunk, Anthropic's
+    input in ``message_start`` and output in ``message_delta``."""
+    n_in, n_out = used
     def data(obj: Any, event: str | None = None) -> str:
         head = f"event: {event}\n" if event else ""
         return f"{head}data: {json.dumps(obj)}\n\n"
@@ -163,20 +189,32 @@ def _stream_events(protocol: str, pieces: list[str], model: str) -> tuple[list[s
                         "choices": [{"index": 0, "delta": {"role": "assistant", "content": p}, "finish_reason": None}]})
                   for p in pieces]
         closing = data({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model,
-                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}) + "data: [DONE]\n\n"
+                        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        if include_usage:
+            closing += data({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "model": model, "choices": [],
+                             "usage": {"prompt_tokens": n_in, "completion_tokens": n_out,
+                                       "total_tokens": n_in + n_out}})
+        closing += "data: [DONE]\n\n"
         error = data({"error": {"message": "fake in-stream failure", "type": "server_error"}})
         return chunks, error, closing
     if protocol == "gemini":
-        chunks = [data({"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}, "index": 0}],
-                        "modelVersion": model}) for p in pieces]
+        sent = 0
+        chunks = []
+        for p in pieces:
+            sent += count_tokens(p)
+            chunks.append(data({"candidates": [{"content": {"role": "model", "parts": [{"text": p}]}, "index": 0}],
+                                "modelVersion": model,
+                                "usageMetadata": {"promptTokenCount": n_in, "candidatesTokenCount": sent}}))
         closing = data({"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}, "finishReason": "STOP",
-                                        "index": 0}], "modelVersion": model})
+                                        "index": 0}], "modelVersion": model,
+                        "usageMetadata": {"promptTokenCount": n_in, "candidatesTokenCount": n_out,
+                                          "totalTokenCount": n_in + n_out}})
         error = data({"error": {"code": 503, "message": "fake in-stream failure", "status": "UNAVAILABLE"}})
         return chunks, error, closing
     start = (data({"type": "message_start", "message": {"id": "msg_fake", "type": "message", "role": "assistant",
                                                          "model": model, "content": [], "stop_reason": None,
                                                          "stop_sequence": None,
-                                                         "usage": {"input_tokens": 10, "output_tokens": 1}}},
+                                                         "usage": {"input_tokens": n_in, "output_tokens": 1}}},
                   "message_start")
              + data({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
                     "content_block_start")
@@ -186,7 +224,7 @@ def _stream_events(protocol: str, pieces: list[str], model: str) -> tuple[list[s
     chunks[0] = start + chunks[0]
     closing = (data({"type": "content_block_stop", "index": 0}, "content_block_stop")
                + data({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                     "usage": {"output_tokens": 5}}, "message_delta")
+                     "usage": {"output_tokens": n_out}}, "message_delta")
                + data({"type": "message_stop"}, "message_stop"))
     error = data({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}, "error")
     return chunks, error, closing
@@ -230,9 +268,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             prompt = _prompt_text(protocol, body)
             text = behaviour.text(prompt) if callable(behaviour.text) else behaviour.text
             text = quote_first_source(prompt) if text is None else text
+            used = (prompt_tokens(protocol, body), count_tokens(text))
             if not streaming:
-                return self._json(200, _complete(protocol, text, model))
-            chunks, error, closing = _stream_events(protocol, _split(text, behaviour.chunks), model)
+                return self._json(200, _complete(protocol, text, model, used))
+            include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+            chunks, error, closing = _stream_events(protocol, _split(text, behaviour.chunks), model, used,
+                                                    include_usage)
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")

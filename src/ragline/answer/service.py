@@ -31,6 +31,7 @@ from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
+from ..tracing import span
 from .context import ContextBuilder, RAGContext
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
@@ -106,6 +107,8 @@ class Answerer:
         self.counter = counter
         self.query_cache = query_cache  # repeated questions embed once (per tenant)
         self._generators: dict[str, Generator] = {}
+        # Told of every finished answer, whichever route made it (the engine meters usage here).
+        self.on_answer: Callable[[Scope, Answer], None] | None = None
 
     # -- public API ----------------------------------------------------------------
     def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, mode: str | None = None,
@@ -134,6 +137,8 @@ class Answerer:
         if self.records is not None:  # the route step: records or retrieval, and why
             asked = turn.query if turn is not None and turn.query else question.strip()  # a follow-up, rewritten
             holder._events = self.records.routed_events(asked, scope, chosen, holder, holder._events)
+        if self.on_answer is not None:
+            holder._events = _reporting(holder._events, holder, lambda answer: self.on_answer(scope, answer))
         return holder
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
@@ -208,7 +213,8 @@ class Answerer:
             max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
         builder = ContextBuilder(max_tokens=max_tokens, max_sources=max_sources,
                                  floor=floor, neighbours=answer_settings.neighbours, counter=self.counter)
-        context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
+        with span("context"):
+            context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
@@ -240,7 +246,8 @@ class Answerer:
         parts: list[str] = []
         try:
             # A whole answer uses the provider's plain endpoint; a stream its event stream.
-            with nullcontext() if isinstance(generator, ExtractiveGenerator) else self.remote_wait():
+            with span("generate", yields=True, generator=generator.name), \
+                    nullcontext() if isinstance(generator, ExtractiveGenerator) else self.remote_wait():
                 for delta in generator.stream(request) if streaming else [generator.generate(request)]:
                     parts.append(delta)
                     yield {"type": "delta", "text": delta}
@@ -258,6 +265,10 @@ class Answerer:
                 yield {"type": "delta", "text": delta}
         text = "".join(parts).strip()
         answer.timings_ms["generate"] = (time.perf_counter() - started) * 1000
+        if not isinstance(generator, ExtractiveGenerator):  # tokens as the provider reported them
+            answer.usage = {"model": getattr(generator, "model", None) or generator.name,
+                            "input_tokens": request.usage.input_tokens, "output_tokens": request.usage.output_tokens,
+                            "reported": request.usage.reported}
         if is_no_answer(text):
             answer.answer, answer.abstained = text, True
             return
@@ -276,6 +287,17 @@ class Answerer:
             if close is not None:
                 close()
         self._generators.clear()
+
+
+def _reporting(events: Iterator[Event], holder: AnswerStream, report: Callable[[Answer], None]) -> Iterator[Event]:
+    """``events``, calling ``report(answer)`` as the done event passes (never failing the answer)."""
+    for event in events:
+        if event.get("type") == "done" and holder.answer is not None:
+            try:
+                report(holder.answer)
+            except Exception:  # bookkeeping must not break an answer
+                log.exception("recording an answer's usage failed")
+        yield event
 
 
 def _citations(answer: Answer, context: RAGContext) -> list[Citation]:

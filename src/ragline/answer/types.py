@@ -6,7 +6,8 @@ and the streaming ``done`` event::
     {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score"}],
      "abstained", "generator", "fallback_reason", "grounding": {"supported", "unsupported", "uncited"},
      "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"},
-     "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer)}
+     "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer),
+     "usage": {"model", "input_tokens", "output_tokens", "reported"} (when an LLM answered)}
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ class Answer:
     degraded: str | None = None  # set when search itself degraded (e.g. embedder down → keyword)
     route: dict[str, Any] | None = None  # which route answered (records or retrieval) and why (records.router)
     records: dict[str, Any] | None = None  # an exact answer's table, chart and sources (records.exact)
+    usage: dict[str, Any] | None = None  # an LLM's tokens as its provider reported them: model, input/output_tokens
 
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
         """The wire shape above. ``details=True`` adds per-sentence checks and the
@@ -125,6 +127,8 @@ class Answer:
             data["route"] = self.route
         if self.records is not None:
             data["records"] = self.records
+        if self.usage is not None:
+            data["usage"] = self.usage
         if details:
             data["details"] = {
                 "question": self.question,

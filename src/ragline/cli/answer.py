@@ -54,7 +54,7 @@ def ask(
                                                             "and the sources' text.")] = False,
     as_json: AsJson = False,
 ) -> None:
-    """Answer a question from your documents, citing sources as [n]."""
+    r"""Answer a question from your documents, citing sources as \[n]."""  # \[: not Rich markup
     where = _scope(tenant, collection, owner)  # checked before anything is opened
     with _engine(generator) as engine:
         events = engine.ask_stream(question, where, mode=mode)

@@ -59,10 +59,13 @@ def engine_from_env(generator: str | None = None) -> Iterator[Engine]:
     """An Engine built from the environment's settings, closed afterwards. ``generator``
     overrides ``settings.generator.name``: the CLI user is the operator, so a provider
     named here is configured, not requested (the allow-list binds API tenants)."""
+    from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
+
     settings = load_settings()
-    if generator is not None:
+    client = remote_client()
+    if generator is not None and client is None:
         settings = settings.model_copy(update={"generator": settings.generator.model_copy(update={"name": generator})})
-    engine = Engine(settings)
+    engine: Any = RemoteEngine(client, settings, generator) if client is not None else Engine(settings)
     try:
         with errors_to_exit():
             yield engine

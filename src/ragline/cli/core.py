@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,6 +13,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..errors import ConfigError
+from ..ingest.loaders.options import LoadOptions
 from .common import AsJson, Collection, Owner, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
@@ -55,6 +58,21 @@ def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
         raise typer.Exit(1)
 
 
+IdField = Annotated[str | None, typer.Option("--id-field", help="Records (JSON array, JSON Lines): the field holding each record's id; dotted paths reach nested fields.")]
+TitleField = Annotated[str | None, typer.Option("--title-field", help="Records: the field holding the title.")]
+TextField = Annotated[str | None, typer.Option("--text-field", help="Records: the field holding the text.")]
+AsChunks = Annotated[bool | None, typer.Option("--as-chunks/--split-records", help="Records: store each record as one chunk, unsplit (records that already are chunks).")]
+Ocr = Annotated[str | None, typer.Option("--ocr", help="OCR of images and text-less PDF pages: auto, on or off.")]
+
+
+def _load_options(engine: Any, **overrides: Any) -> LoadOptions | None:
+    """The settings' load options with this command's overrides, or None when there are none."""
+    changes = {key: value for key, value in overrides.items() if value is not None}
+    if "ocr" in changes and changes["ocr"] not in ("auto", "on", "off"):
+        raise ConfigError(f"--ocr must be auto, on or off, not {changes['ocr']!r}")
+    return replace(LoadOptions.from_settings(engine.settings.ingest), **changes) if changes else None
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or directories to ingest.")],
@@ -62,11 +80,19 @@ def ingest(
     collection: Collection = None,
     owner: Owner = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
+    id_field: IdField = None,
+    title_field: TitleField = None,
+    text_field: TextField = None,
+    as_chunks: AsChunks = None,
+    ocr: Ocr = None,
     as_json: AsJson = False,
 ) -> None:
     """Load, chunk, embed and store files (unchanged files do no work)."""
     where = _scope(tenant, collection, owner)  # checked before anything is opened
-    _run_ingest(lambda engine, progress: engine.ingest(paths, where, password=password, progress=progress), as_json)
+    _run_ingest(lambda engine, progress: engine.ingest(
+        paths, where, password=password, progress=progress,
+        options=_load_options(engine, id_field=id_field, title_field=title_field, text_field=text_field,
+                              records_as_chunks=as_chunks, ocr=ocr)), as_json)
 
 
 @app.command()
@@ -76,11 +102,19 @@ def sync(
     collection: Collection = None,
     owner: Owner = None,
     password: Annotated[str | None, typer.Option(help="Password for encrypted PDFs.")] = None,
+    id_field: IdField = None,
+    title_field: TitleField = None,
+    text_field: TextField = None,
+    as_chunks: AsChunks = None,
+    ocr: Ocr = None,
     as_json: AsJson = False,
 ) -> None:
     """Ingest a directory and delete documents whose files are gone."""
     where = _scope(tenant, collection, owner)
-    _run_ingest(lambda engine, progress: engine.sync(directory, where, password=password, progress=progress), as_json)
+    _run_ingest(lambda engine, progress: engine.sync(
+        directory, where, password=password, progress=progress,
+        options=_load_options(engine, id_field=id_field, title_field=title_field, text_field=text_field,
+                              records_as_chunks=as_chunks, ocr=ocr)), as_json)
 
 
 @app.command()
@@ -91,8 +125,11 @@ def search(
     owner: Owner = None,
     mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
     k: Annotated[int | None, typer.Option("-k", min=1, max=1000, help="Number of results (1–1000).")] = None,
-    threshold: Annotated[float | None, typer.Option(help="Drop results scoring below this.")] = None,
+    threshold: Annotated[float | None, typer.Option(help="Drop results whose cosine similarity to the query is below this (every mode).")] = None,
     where: Annotated[str | None, typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
+    sort: Annotated[str | None, typer.Option(help="score (default), match_count or last_matched_at.")] = None,
+    min_matches: Annotated[int | None, typer.Option(min=0, help="Keep hits returned at least this often before.")] = None,
+    max_matches: Annotated[int | None, typer.Option(min=0, help="Keep hits returned at most this often before.")] = None,
     as_json: AsJson = False,
 ) -> None:
     """Search a collection."""
@@ -103,7 +140,8 @@ def search(
         raise typer.Exit(2) from exc
     where_scope = _scope(tenant, collection, owner)
     with _engine() as engine:
-        result = engine.search(query, where_scope, mode=mode, k=k, threshold=threshold, filters=filters)
+        result = engine.search(query, where_scope, mode=mode, k=k, threshold=threshold, filters=filters, sort=sort,
+                               min_matches=min_matches, max_matches=max_matches)
     if result.degraded:
         err.print(f"[yellow]note:[/yellow] {result.degraded}")
     if as_json:

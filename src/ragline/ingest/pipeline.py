@@ -27,7 +27,8 @@ from ..retrieve.analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
 from ..settings import LimitSettings
 from ..store import Store
 from ..store.types import ChunkRecord, DocumentRecord
-from .chunkers import Chunker, LengthLimit
+from ..tracing import span
+from .chunkers import BLOCKS_AS_CHUNKS, Chunker, LengthLimit
 from .discover import Discovery, discover, nfc
 from .limits import bound_metadata, too_many_chunks, too_much_text
 from .sandbox import ParserSandbox
@@ -204,12 +205,14 @@ class Ingestor:
         doc_id = document_id(scope, document.source)
         if self.language is None and self.settle_language is not None and document.text.strip():
             self.language = self.settle_language(document.text)  # a text-less document decides nothing
-        doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str))
+        doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str)
+                                + ("|chunked" if document.chunked else ""))
         existing = self.store.get_document(scope, doc_id)
         if existing is not None and existing.content_hash == doc_hash and existing.state == "indexed":
             summary.unchanged += 1
             return None
-        chunks = self.chunker.chunk(document)
+        with span("chunk"):
+            chunks = (BLOCKS_AS_CHUNKS if document.chunked else self.chunker).chunk(document)
         if self.length_limit is not None:
             chunks, overflow = self.length_limit.apply(document.title, chunks)
             if overflow:
@@ -251,7 +254,8 @@ class Ingestor:
             return
         for entry in pending:
             vectors = np.stack(entry.vectors) if entry.vectors else np.zeros((0, self.embedder.dimension), np.float32)
-            self.store.put_document(scope, entry.record, entry.chunks, vectors)
+            with span("store", chunks=len(entry.chunks)):
+                self.store.put_document(scope, entry.record, entry.chunks, vectors)
             summary.chunks += len(entry.chunks)
             if entry.is_new:
                 summary.added += 1
@@ -279,8 +283,9 @@ class Ingestor:
             part = todo[start:start + step]
             # Checked before anything is cached or stored: a NaN or wrong-width vector
             # from any embedder would poison every later search of the collection.
-            vectors = check_vectors(self.embedder.embed_documents([wanted[h] for h in part]), len(part),
-                                    self.embedder.dimension, model)
+            with span("embed", texts=len(part)):
+                vectors = check_vectors(self.embedder.embed_documents([wanted[h] for h in part]), len(part),
+                                        self.embedder.dimension, model)
             computed = dict(zip(part, vectors))
             summary.embedded += len(part)
             if self.cache:

@@ -22,10 +22,11 @@ from ..children import child_env, spawn
 from ..errors import LoaderError
 from ..models import Document
 from ..settings import LimitSettings
+from ..tracing import traced
 from .loaders.options import LoadOptions
 from .parsing import ProtocolError, decode_item, parse_file, read_frame, write_frame
 
-__all__ = ["ParserSandbox", "parse_file"]
+__all__ = ["ParserSandbox", "SandboxView", "parse_file"]
 
 START_TIMEOUT_S = 120.0  # start-up (imports) never counts against a file's time limit
 CRASHED = "the parser crashed on this file (memory limit or malformed content)"
@@ -97,18 +98,16 @@ class ParserSandbox:
         # another thread's file down with it.
         self._lock = threading.Lock()
 
+    @traced("parse")
     def parse(self, path: Path, source: str, password: str | None = None,
               options: LoadOptions | None = None) -> list[Document | LoaderError]:
         """Parse one file; ``options`` overrides the sandbox's own for this file."""
         with self._lock:
             return self._parse(path, source, password, options or self.options)
 
-    def with_options(self, options: LoadOptions) -> ParserSandbox:
-        """A view of this sandbox (the same worker) whose files are parsed with ``options``."""
-        view = object.__new__(ParserSandbox)
-        view.__dict__.update(self.__dict__)
-        view.options = options
-        return view
+    def with_options(self, options: LoadOptions) -> SandboxView:
+        """This sandbox (the same worker) parsing with ``options`` (one ingest run's choices)."""
+        return SandboxView(self, options)
 
     def _ready_worker(self, source: str) -> _Worker:
         if self._worker is not None and not self._worker.alive:
@@ -186,3 +185,17 @@ class ParserSandbox:
                 worker.stop()
         elif (worker := self._worker) is not None:
             worker.kill()
+
+
+class SandboxView:
+    """A ``ParserSandbox`` with other load options: what an ``Ingestor`` is given
+    for a run whose options differ from the settings'. It owns no worker."""
+
+    def __init__(self, sandbox: ParserSandbox, options: LoadOptions) -> None:
+        self.sandbox = sandbox
+        self.limits = sandbox.limits
+        self.options = options
+
+    def parse(self, path: Path, source: str, password: str | None = None,
+              options: LoadOptions | None = None) -> list[Document | LoaderError]:
+        return self.sandbox.parse(path, source, password, options or self.options)

@@ -1,10 +1,26 @@
-"""Pure fusion functions over ranked lists of (id, score), best first."""
+"""Pure fusion functions over ranked lists of (id, score), best first.
+
+Four ways to fuse the dense and keyword lists (``search.fusion``), compared on four
+datasets in docs/quality.md:
+
+- ``rrf``: reciprocal rank fusion, ranks only.
+- ``weighted``: a convex combination of min-max normalised scores.
+- ``dbsf``: distribution-based score fusion (Qdrant's DBSF): each list's scores scaled
+  between its mean ± 3 standard deviations, so one outlier or a flat tail does not
+  stretch the scale as min-max does.
+- ``adaptive``: DBSF with per-query weights: each list weighted by how far its best
+  score stands above the rest of its list (its top z-score), so a list with no clear
+  match (a keyword list of stray term hits, say) counts less for that query.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 
 Ranked = Sequence[tuple[str, float]]
+Normaliser = Callable[[Ranked], dict[str, float]]
+FUSIONS = ("rrf", "weighted", "dbsf", "adaptive")
 
 
 def reciprocal_rank_fusion(lists: Sequence[Ranked], k: int = 60, weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
@@ -27,10 +43,66 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     return {item: (s - low) / span if span > 0 else 1.0 for item, s in ranked}
 
 
-def weighted_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tuple[str, float]]:
-    """Convex combination of min-max normalised scores; absent items score 0 in that list."""
+def _mean_std(ranked: Ranked) -> tuple[float, float]:
+    scores = [s for _, s in ranked]
+    mean = sum(scores) / len(scores)
+    return mean, math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+
+
+def distribution(ranked: Ranked) -> dict[str, float]:
+    """DBSF's normalisation: (s − (μ − 3σ)) / 6σ, clipped to [0, 1] (all-equal scores become 1)."""
+    if not ranked:
+        return {}
+    mean, std = _mean_std(ranked)
+    if std == 0:
+        return {item: 1.0 for item, _ in ranked}
+    low = mean - 3 * std
+    return {item: min(1.0, max(0.0, (s - low) / (6 * std))) for item, s in ranked}
+
+
+def top_z(ranked: Ranked) -> float:
+    """How many standard deviations the best score stands above its list's mean (0 if flat)."""
+    if len(ranked) < 2:
+        return 0.0
+    mean, std = _mean_std(ranked)
+    return (ranked[0][1] - mean) / std if std > 0 else 0.0
+
+
+def normalised_fusion(lists: Sequence[Ranked], weights: Sequence[float],
+                      normalise: Normaliser = min_max) -> list[tuple[str, float]]:
+    """Σ w_i · normalise_i(score); an item absent from a list scores 0 there."""
     fused: dict[str, float] = {}
     for ranked, weight in zip(lists, weights):
-        for item, score in min_max(ranked).items():
+        for item, score in normalise(ranked).items():
             fused[item] = fused.get(item, 0.0) + weight * score
     return sorted(fused.items(), key=lambda pair: -pair[1])
+
+
+def weighted_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tuple[str, float]]:
+    """Convex combination of min-max normalised scores; absent items score 0 in that list."""
+    return normalised_fusion(lists, weights, min_max)
+
+
+def adaptive_weights(lists: Sequence[Ranked], weights: Sequence[float]) -> list[float]:
+    """The static weights scaled by each list's top z-score, renormalised to the same sum.
+    Lists that all lack a standout (or one list alone) keep the static weights."""
+    confidence = [weight * max(top_z(ranked), 0.0) for ranked, weight in zip(lists, weights)]
+    total = sum(confidence)
+    if total <= 0:
+        return list(weights)
+    return [c * sum(weights) / total for c in confidence]
+
+
+def fuse(method: str, dense: Ranked, keyword: Ranked, *, dense_weight: float = 0.5,
+         rrf_k: int = 60) -> list[tuple[str, float]]:
+    """The dense and keyword lists fused by ``method`` (one of ``FUSIONS``)."""
+    lists, weights = [dense, keyword], [dense_weight, 1 - dense_weight]
+    if method == "rrf":
+        return reciprocal_rank_fusion(lists, k=rrf_k, weights=[2 * w for w in weights])
+    if method == "weighted":
+        return normalised_fusion(lists, weights, min_max)
+    if method == "dbsf":
+        return normalised_fusion(lists, weights, distribution)
+    if method == "adaptive":
+        return normalised_fusion(lists, adaptive_weights(lists, weights), distribution)
+    raise ValueError(f"unknown fusion {method!r}; choose one of: {', '.join(FUSIONS)}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+import numpy as np
+
 from ..embed import check_vectors
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError, ModelMismatchError
@@ -13,8 +15,9 @@ from ..settings import SEARCH_MODES, SearchSettings
 from ..store import Store
 from ..store.facade import ScopedSearch
 from ..store.filters import Filters
+from ..tracing import span, traced
 from .analyzer import DEFAULT_LANGUAGE, query_terms
-from .fusion import reciprocal_rank_fusion, weighted_fusion
+from .fusion import fuse
 from .rerank import Reranker
 
 MODES: tuple[str, ...] = SEARCH_MODES
@@ -36,6 +39,7 @@ class Searcher:
         self.settings = settings
         self.reranker = reranker  # re-sorts the top ``settings.rerank_depth`` before the cut to k
 
+    @traced("search")
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,
                threshold: float | None = None, filters: Filters | None = None) -> SearchResult:
         mode = mode or self.settings.mode
@@ -66,8 +70,9 @@ class Searcher:
             try:
                 # Any embedder's vector is checked here: a NaN or wrong-width query vector
                 # would rank garbage or fail deep in the store instead of degrading.
-                vector = check_vectors([self.embedder.embed_query(query)], 1, self.embedder.dimension,
-                                       self.embedder.model_id)[0]
+                with span("embed"):
+                    vector = check_vectors([self.embedder.embed_query(query)], 1, self.embedder.dimension,
+                                           self.embedder.model_id)[0]
             except EmbedderError as exc:
                 if mode == "dense":
                     raise
@@ -75,22 +80,21 @@ class Searcher:
             else:
                 timings["embed"] = (time.perf_counter() - started) * 1000
                 started = time.perf_counter()
-                dense = searches.dense(vector, depth)
+                with span("dense"):
+                    dense = searches.dense(vector, depth)
                 timings["dense"] = (time.perf_counter() - started) * 1000
         if mode in ("keyword", "hybrid"):
             started = time.perf_counter()
-            keyword = _keyword(searches, query, depth)
+            with span("keyword"):
+                keyword = _keyword(searches, query, depth)
             timings["keyword"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid":
-            if self.settings.fusion == "rrf":
-                w = self.settings.dense_weight
-                scored = reciprocal_rank_fusion([dense, keyword], k=self.settings.rrf_k, weights=[2 * w, 2 * (1 - w)])
-            else:
-                scored = weighted_fusion([dense, keyword], [self.settings.dense_weight, 1 - self.settings.dense_weight])
+            with span("fuse", fusion=self.settings.fusion):
+                scored = self._fuse(dense, keyword)
         else:
             scored = dense if mode == "dense" else keyword
-        if threshold is not None:
-            scored = [pair for pair in scored if pair[1] >= threshold]
+        if threshold is not None:  # a cosine in every mode, never a fused rank score or a BM25 score
+            scored, vector, degraded = self._above(threshold, query, vector, dense, scored, scope, degraded)
         started = time.perf_counter()
         if self.reranker is None:
             hits = self.store.get_hits(scope, scored[:k])
@@ -102,6 +106,32 @@ class Searcher:
             hits = self.reranker.rerank(query, vector, hits, scope)[:k]
             timings["rerank"] = (time.perf_counter() - started) * 1000
         return SearchResult(hits=hits, mode=mode, timings_ms=timings, degraded=degraded)
+
+    def _above(self, threshold: float, query: str, vector: np.ndarray | None, dense: list[tuple[str, float]],
+               scored: list[tuple[str, float]], scope: Scope,
+               degraded: str | None) -> tuple[list[tuple[str, float]], np.ndarray | None, str | None]:
+        """The scored pairs whose chunk's cosine to the query is at least ``threshold``,
+        in their order. Cosines come from the dense list, else from the stored vectors
+        (keyword-only hits; the query is embedded for a keyword search). Without a query
+        vector (embedder down) nothing can be judged: all kept, and ``degraded`` says so."""
+        if vector is None:
+            try:
+                vector = check_vectors([self.embedder.embed_query(query)], 1, self.embedder.dimension,
+                                       self.embedder.model_id)[0]
+            except EmbedderError as exc:
+                note = f"threshold not applied: the embedder is unavailable ({exc})"
+                return scored, None, f"{degraded}; {note}" if degraded else note
+        cosine = dict(dense)
+        unknown = [chunk_id for chunk_id, _ in scored if chunk_id not in cosine]
+        if unknown:
+            stored = self.store.vectors(scope, unknown)
+            cosine.update((chunk_id, float(np.dot(v, vector))) for chunk_id, v in stored.items())
+        return [pair for pair in scored if cosine.get(pair[0], -2.0) >= threshold], vector, degraded
+
+    def _fuse(self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]]) -> list[tuple[str, float]]:
+        """The dense and keyword lists fused as ``search.fusion`` says."""
+        return fuse(self.settings.fusion, dense, keyword, dense_weight=self.settings.dense_weight,
+                    rrf_k=self.settings.rrf_k)
 
 
 def _keyword(searches: ScopedSearch, query: str, k: int) -> list[tuple[str, float]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
 from typing import Any
 
 from fastapi import FastAPI
@@ -53,7 +53,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
                 break  # the answerer needs the store; it is built on first use once the store is back
         app.state.runner.start()
         try:
-            yield
+            async with _mcp_lifespan(app):
+                yield
         finally:
             app.state.runner.stop()
             if owns_engine:
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    app.state.mcp = _mount_mcp(app, engine, settings)
     install_docs(app)
     app.add_middleware(AuthFirst)  # before any body is read (RequestObserver stays outermost: it logs refusals)
     app.add_middleware(RequestObserver, metrics=metrics,
@@ -91,6 +93,24 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     else:
         mount(app)
     return app
+
+
+def _mount_mcp(app: FastAPI, engine: Engine, settings: Settings) -> Any:
+    """``/v1/mcp`` (MCP over streamable HTTP) when the ``mcp`` extra is installed, else None."""
+    try:
+        from ..mcp_server import mount_http
+    except ImportError:
+        return None
+    return mount_http(app, engine, settings.server.host)
+
+
+def _mcp_lifespan(app: FastAPI) -> Any:
+    """The MCP session manager's task group while the app runs (nothing without MCP)."""
+    if app.state.mcp is None:
+        return nullcontext()
+    from ..mcp_server import http_lifespan
+
+    return http_lifespan(app.state.mcp)
 
 
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None,

@@ -40,14 +40,20 @@ def engine(request: Request) -> Engine:
     return request.app.state.engine
 
 
-def note_owner(request: Request, owner: str | None) -> str | None:
-    """The request's owner (None for shared data), noted for the log line. With an
-    owner-bound key: that owner, whatever was named; 403 if another was named."""
-    bound = getattr(request.state, "key_owner", None)
+def bound_owner(bound: str | None, owner: str | None) -> str | None:
+    """The owner a request naming ``owner`` acts as, for a key bound to ``bound`` (or
+    to none): the key's owner, whatever was named; 403 if another was named. The
+    one rule for every edge (the REST routes here, the MCP tools)."""
     if bound is not None:
         if owner and owner != bound:
             raise ApiError(403, "forbidden", f"this API key is bound to owner {bound!r}; it cannot act as {owner!r}")
-        owner = bound
+        return bound
+    return owner or None
+
+
+def note_owner(request: Request, owner: str | None) -> str | None:
+    """The request's owner (None for shared data), noted for the log line; see ``bound_owner``."""
+    owner = bound_owner(getattr(request.state, "key_owner", None), owner)
     if owner:
         request.state.owner = owner
     return owner or None

@@ -26,6 +26,7 @@ from ..engine_admin import MAX_JOB_TRIES
 from ..errors import ConfigError, LoaderError, ModelMismatchError, NotFoundError
 from ..models import Scope
 from ..store.types import FAILED, INDEXED, PARSING, QUEUED, RUNNING, JobInfo
+from ..tracing import traced
 from .uploads import Uploads
 
 log = logging.getLogger("ragline.server")
@@ -174,6 +175,7 @@ class JobRunner:
             except Exception:  # recording the outcome failed (store down); the lease expires and it runs again
                 log.exception("job %s: cannot record its outcome", job.id)
 
+    @traced("job")
     def run(self, job: JobInfo, worker: str = "") -> str:
         """Ingest one claimed job and record its outcome; returns the final state."""
         scope = Scope(job.tenant, (job.collection,), job.owner)

@@ -17,6 +17,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..tracing import span
 from .metrics import UNMATCHED_ROUTE, Metrics
 
 log = logging.getLogger("ragline.server")
@@ -98,7 +99,8 @@ class RequestObserver:
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, observed_send)
+            with span("request", method=scope.get("method"), path=scope.get("path"), request_id=request_id):
+                await self.app(scope, limited_receive, observed_send)
         except _TooLarge:
             if not replaced:
                 status = 413

@@ -6,7 +6,7 @@
   their own, so N replicas admit up to N times the rate: a shared counter would put
   a store round trip on every request, the thing this guards.
 - Stored documents, chunks and bytes: checked against the catalog
-  (``Engine.usage``) before an upload is accepted; a tenant at or over a limit
+  (``Engine.stored``) before an upload is accepted; a tenant at or over a limit
   gets no new documents (replacing or deleting still works). One accepted
   request can overshoot by what it holds, since its size is known only once
   ingested.
@@ -78,7 +78,7 @@ class Quotas:
         limits = self.settings.for_tenant(tenant)
         if limits.documents is None and limits.chunks is None and limits.stored_mb is None:
             return
-        used = engine.usage(tenant)
+        used = engine.stored(tenant)
         over = None
         if limits.documents is not None and used.documents + max(new_documents, 1) > limits.documents:
             adding = f" + {new_documents} in this request" if new_documents else ""

@@ -204,8 +204,13 @@ class SearchIn(_Retrieval):
     query: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     mode: SearchMode | None = None
     k: int | None = Field(default=None, ge=1, le=1000)
-    threshold: float | None = None
+    threshold: float | None = Field(default=None, description=(
+        "Drop hits whose cosine similarity to the query is below this, in every mode"))
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")
+    sort: Literal["score", "match_count", "last_matched_at"] | None = Field(
+        default=None, description="Order by score (default), or by how often / how recently hits were returned")
+    min_matches: int | None = Field(default=None, ge=0, description="Keep hits returned at least this often")
+    max_matches: int | None = Field(default=None, ge=0, description="Keep hits returned at most this often")
 
 
 class HitOut(BaseModel):
@@ -223,6 +228,8 @@ class HitOut(BaseModel):
     end: int
     owner: str | None
     metadata: dict[str, Any] = Field(description="The document's user metadata only")
+    match_count: int = Field(default=0, description="Times returned before (search hits and answer sources)")
+    last_matched_at: float | None = None
 
 
 class SearchOut(BaseModel):

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..models import Hit, Scope
 from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport
+from ..usage.model import MatchStat, UsageRecord
 from .filters import Filter
 from .types import (
     ApiKeyInfo,
@@ -261,6 +262,44 @@ class Records(Protocol):
 
     def transaction_owners(self, tenant: str) -> list[str]:
         """Every owner with transactions in the tenant, sorted. For operators (``ragline migrate``)."""
+        ...
+
+
+MatchCounts = dict[str, tuple[int, "float | None"]]
+"""chunk_id → (match count, last matched at, epoch seconds)."""
+
+
+class Usage(Protocol):
+    """What a tenant used: per-chunk match counters and per-day usage rows (tokens
+    embedded, questions, LLM tokens). Written in batches off the query path
+    (``ragline.usage.meter``); the relational catalogs hold them."""
+
+    def record_matches(self, tenant: str, matches: MatchCounts, *, replace: bool = False) -> None:
+        """Add each count to the chunk's ``match_count`` and move ``last_matched_at``
+        forward; ``replace`` sets both as given (copies between stores)."""
+        ...
+
+    def chunk_matches(self, scope: Scope, chunk_ids: list[str]) -> MatchCounts:
+        """The counters of those chunks the tenant has counts for (others are never matched)."""
+        ...
+
+    def export_matches(self, tenant: str) -> MatchCounts:
+        """Every counter of the tenant (for ``ragline migrate``)."""
+        ...
+
+    def match_stats(self, scope: Scope, *, level: str = "chunk", order: str = "most",
+                    limit: int = 20) -> list[MatchStat]:
+        """The scope's visible chunks (``level="chunk"``) or documents (their chunks
+        summed) matched most (``order="most"``, count > 0, most first) or never
+        (``"never"``, by source). ``ConfigError`` for another level, order or limit."""
+        ...
+
+    def record_usage(self, records: Iterable[UsageRecord], *, replace: bool = False) -> None:
+        """Add the records to the per-day rows (``replace``: set them, for copies)."""
+        ...
+
+    def usage_records(self, tenant: str, *, since: str | None = None) -> list[UsageRecord]:
+        """The tenant's rows from day ``since`` (``YYYY-MM-DD``) on, by day, kind, model."""
         ...
 
 

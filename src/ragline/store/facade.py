@@ -19,7 +19,8 @@ import numpy as np
 
 from ..models import Hit, Scope
 from ..retrieve.analyzer import check_language
-from .base import Admin, Catalog, Records, Scored, SearchIndex, VectorLookup
+from ..usage.model import MatchStat, UsageRecord
+from .base import Admin, Catalog, MatchCounts, Records, Scored, SearchIndex, Usage, VectorLookup
 from .conversations import ConversationStore
 from .filters import Filter, parse_filters
 from .key_usage import KeyUsage
@@ -39,6 +40,7 @@ class Store:
         self.key_usage = KeyUsage(admin)
         self.conversations: ConversationStore = catalog  # type: ignore[assignment]  (the catalog's tables)
         self.records: Records = catalog  # type: ignore[assignment]  (the relational catalog's tables)
+        self.counters: Usage = catalog  # type: ignore[assignment]  (match counters and usage rows, ragline.usage)
 
     # -- API keys ------------------------------------------------------------
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
@@ -140,6 +142,23 @@ class Store:
         if not missing and self.index.external and key is not None and key != old.key:
             self.index.drop(old)
         return missing
+
+    # -- usage (written in batches by ragline.usage.meter) ---------------------
+    def record_matches(self, tenant: str, matches: MatchCounts) -> None:
+        self.counters.record_matches(tenant, matches)
+
+    def record_usage(self, records: list[UsageRecord]) -> None:
+        self.counters.record_usage(records)
+
+    def chunk_matches(self, scope: Scope, chunk_ids: list[str]) -> MatchCounts:
+        return self.counters.chunk_matches(scope, chunk_ids)
+
+    def match_stats(self, scope: Scope, *, level: str = "chunk", order: str = "most",
+                    limit: int = 20) -> list[MatchStat]:
+        return self.counters.match_stats(scope, level=level, order=order, limit=limit)
+
+    def usage_records(self, tenant: str, *, since: str | None = None) -> list[UsageRecord]:
+        return self.counters.usage_records(tenant, since=since)
 
     # -- search --------------------------------------------------------------
     def scoped(self, scope: Scope, filters: Any = None) -> ScopedSearch:

@@ -1,7 +1,7 @@
 """Copy everything of some tenants from one store to another, without re-embedding:
 tenants, API keys (their hashes), jobs, collections with their model pin,
 documents with their chunks and vectors, each owner's transactions, and conversations
-with their messages (embeddings kept). Idempotent: a document already in the
+with their messages (embeddings kept), and usage (match counters, usage per day). Idempotent: a document already in the
 target with the same content hash and chunk count is skipped, and keys and jobs
 are inserted only when their id is new, so a second run copies nothing."""
 
@@ -27,6 +27,7 @@ class MigrationReport:
     jobs: int = 0
     transactions: int = 0
     conversations: int = 0
+    usage_rows: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -70,6 +71,11 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
             report.transactions += target.records.put_transactions(owned, rows).added
         for stored_conversation in source.conversations.export_conversations(tenant):  # with their messages
             report.conversations += target.conversations.import_conversation(stored_conversation)
+        # Usage as it stands (set, not added): a second run changes nothing.
+        target.counters.record_matches(tenant, source.counters.export_matches(tenant), replace=True)
+        usage_rows = source.counters.usage_records(tenant)
+        target.counters.record_usage(usage_rows, replace=True)
+        report.usage_rows += len(usage_rows)
         # Jobs after collections: a job's document may be copied by now.
         report.jobs += sum(target.admin.import_job(j) for j in source.admin.export_jobs(tenant))
     return report

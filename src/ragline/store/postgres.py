@@ -50,6 +50,7 @@ from .postgres_filters import (
 from .postgres_records import PostgresRecords
 from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
 from .postgres_search import PostgresSearch
+from .postgres_usage import PostgresUsage
 from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
 from .types import (
     ChunkRecord,
@@ -65,7 +66,8 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords):
+class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords,
+                    PostgresUsage):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one PostgreSQL database. Thread-safe:
     every call borrows a pooled connection for one transaction."""
 
@@ -152,9 +154,9 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, Conversations
             cid, found_model, found_dim = row
             if (found_model, found_dim) != (model_id, dimension):
                 raise ModelMismatchError.between(scope.collection, found_model, found_dim, model_id, dimension)
-        if self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready:
-            if ensure_ann_index(self._pool, cid, dimension, self._timeout_ms):
-                self._ann_ready.add(cid)
+        if (self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready
+                and ensure_ann_index(self._pool, cid, dimension, self._timeout_ms)):
+            self._ann_ready.add(cid)
         return self.get_collection(scope)
 
     def settle_language(self, scope: Scope, language: str) -> str:

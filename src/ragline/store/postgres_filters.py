@@ -41,8 +41,9 @@ def _meta(cond: Condition) -> tuple[str, list[Any]]:
     if cond.op == "in":
         return f"{_VALUE} = ANY(%s::jsonb[])", [cond.key, [_json(v) for v in cond.value]]
     if cond.op in COMPARISONS:
-        return (f"(CASE WHEN jsonb_typeof({_VALUE}) = 'number' THEN {_VALUE}::numeric {COMPARISONS[cond.op]} %s::numeric "
-                f"ELSE false END)", [cond.key, cond.key, cond.value])
+        sql = (f"(CASE WHEN jsonb_typeof({_VALUE}) = 'number' "
+               f"THEN {_VALUE}::numeric {COMPARISONS[cond.op]} %s::numeric ELSE false END)")
+        return sql, [cond.key, cond.key, cond.value]
     sql, params = _equals(cond.key, cond.value)
     if cond.op == "ne":
         return f"NOT coalesce({sql}, false)", params

@@ -29,6 +29,7 @@ from ..errors import ConfigError, RaglineError, StoreUnavailableError
 from . import redact
 from .postgres_conversations import MIGRATION_CONVERSATIONS
 from .records_sql import SCHEMA_RECORDS
+from .usage_sql import SCHEMA_USAGE, USAGE_TABLES
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +213,20 @@ BEGIN
 END $$;
 """
 
+_USAGE = SCHEMA_USAGE + "".join(
+    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
+    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
+    for table in USAGE_TABLES
+) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join(USAGE_TABLES)} TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
@@ -219,6 +234,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (4, _TENANCY),
     (5, MIGRATION_CONVERSATIONS),
     (6, _RECORDS),
+    (8, _USAGE),
 ]
 """(version, SQL), applied in order; append only."""
 

@@ -31,6 +31,7 @@ from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
 from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
 from .sqlite_records import SQLiteRecords
 from .sqlite_search import SQLiteSearch
+from .sqlite_usage import SQLiteUsage
 from .types import (
     ChunkRecord,
     CollectionInfo,
@@ -41,6 +42,7 @@ from .types import (
     TenantUsage,
     stored_bytes,
 )
+from .usage_sql import SCHEMA_USAGE
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -93,16 +95,14 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT,
     start INTEGER NOT NULL,
     "end" INTEGER NOT NULL,
-    vector BLOB NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0,
-    last_hit REAL
+    vector BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id);
 CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 """
 
 
-class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords):
+class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords, SQLiteUsage):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
@@ -120,6 +120,7 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTabl
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
             conn.executescript(SCHEMA_RECORDS)
+            conn.executescript(SCHEMA_USAGE)
             self._migrate(conn)
             conn.executescript(INDEXES_ADMIN)
             conn.executescript(SCHEMA_CONVERSATIONS)

@@ -34,6 +34,8 @@ class AnthropicGenerator(HTTPGenerator):
         data = self.post_json(f"{self.base_url}/messages", self._body(request, False), self._headers())
         if data.get("type") == "error":
             raise GeneratorError(f"{self.name}: {(data.get('error') or {}).get('message', data)}")
+        usage = data.get("usage") or {}
+        request.usage.set(usage.get("input_tokens"), usage.get("output_tokens"))
         text = "".join(block.get("text", "") for block in data.get("content") or []
                        if isinstance(block, dict) and block.get("type") == "text")
         if not text.strip():
@@ -51,6 +53,10 @@ class AnthropicGenerator(HTTPGenerator):
             if kind == "error":
                 error = data.get("error") or {}
                 raise GeneratorError(f"{self.name}: {error.get('type', 'error')}: {error.get('message', '')}")
+            if kind == "message_start":  # input tokens here; output tokens so far in message_delta
+                request.usage.set(input_tokens=((data.get("message") or {}).get("usage") or {}).get("input_tokens"))
+            elif kind == "message_delta":
+                request.usage.set(output_tokens=(data.get("usage") or {}).get("output_tokens"))
             if kind == "content_block_delta":
                 delta = data.get("delta") or {}
                 if delta.get("type") == "text_delta" and delta.get("text"):

@@ -27,6 +27,7 @@ import numpy as np
 from ...embed.base import Embedder
 from ...errors import ConfigError
 from ...settings import GeneratorSettings
+from ...usage.model import LLMUsage
 from ..context import RAGContext
 from ..prompt import Prompt
 
@@ -42,6 +43,7 @@ class GenerationRequest:
     temperature: float = 0.1
     max_output_tokens: int = 512
     query_vector: np.ndarray | None = field(default=None, repr=False)
+    usage: LLMUsage = field(default_factory=LLMUsage)  # what the provider reported; generators add to it
 
 
 @runtime_checkable

@@ -41,6 +41,7 @@ class GeminiGenerator(HTTPGenerator):
 
     def generate(self, request: GenerationRequest) -> str:
         data = self.post_json(self._url("generateContent"), self._body(request), self._headers())
+        _usage(request, data)
         text = _text(data, self.name)
         if not text.strip():
             reason = ((data.get("candidates") or [{}])[0]).get("finishReason")
@@ -54,6 +55,7 @@ class GeminiGenerator(HTTPGenerator):
             data = parse_json_event(self.name, event)
             if "error" in data:
                 raise GeneratorError(f"{self.name}: {data['error']}")
+            _usage(request, data)  # cumulative on each chunk: the last one counts
             text = _text(data, self.name)
             if text:
                 produced = True
@@ -63,3 +65,9 @@ class GeminiGenerator(HTTPGenerator):
             raise GeneratorError(f"{self.name}: the stream ended early (no finishReason)")
         if not produced:
             raise GeneratorError(f"{self.name}: the stream ended without any text")
+
+
+def _usage(request: GenerationRequest, data: dict[str, Any]) -> None:
+    usage = data.get("usageMetadata")
+    if isinstance(usage, dict):
+        request.usage.set(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"))

@@ -22,10 +22,12 @@ class OpenAIGenerator(HTTPGenerator):
                                 "temperature": request.temperature, "max_tokens": request.max_output_tokens}
         if stream:
             body["stream"] = True
+            body["stream_options"] = {"include_usage": True}  # a last chunk carries the usage
         return body
 
     def generate(self, request: GenerationRequest) -> str:
         data = self.post_json(f"{self.base_url}/chat/completions", self._body(request, False), self._headers())
+        _usage(request, data)
         try:
             content = data["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
@@ -45,6 +47,7 @@ class OpenAIGenerator(HTTPGenerator):
             data = parse_json_event(self.name, event)
             if "error" in data:  # some servers report failures inside the stream
                 raise GeneratorError(f"{self.name}: {data['error']}")
+            _usage(request, data)
             for choice in data.get("choices") or []:
                 text = (choice.get("delta") or {}).get("content")
                 if text:
@@ -55,3 +58,9 @@ class OpenAIGenerator(HTTPGenerator):
             raise GeneratorError(f"{self.name}: the stream ended early (no finish_reason or [DONE])")
         if not produced:
             raise GeneratorError(f"{self.name}: the stream ended without any text")
+
+
+def _usage(request: GenerationRequest, data: dict[str, Any]) -> None:
+    usage = data.get("usage")
+    if isinstance(usage, dict):
+        request.usage.set(usage.get("prompt_tokens"), usage.get("completion_tokens"))

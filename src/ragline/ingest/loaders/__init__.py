@@ -12,12 +12,19 @@ from typing import Protocol
 
 from ...errors import LoaderError
 from ...models import Document
+from .archive import ZIP_SIGNATURE
 from .docx import DocxLoader
+from .eml import EmlLoader
+from .epub import EpubLoader
 from .html import HtmlLoader
+from .image import ImageLoader
+from .odt import OdtLoader
 from .options import LoadOptions
 from .pdf import PdfLoader
+from .pptx import PptxLoader
 from .structured import CsvLoader, JsonLinesLoader, JsonLoader
 from .text import MarkdownLoader, TextLoader
+from .xlsx import XlsxLoader
 
 
 class Loader(Protocol):
@@ -42,8 +49,17 @@ LOADERS: dict[str, Loader] = {
         CsvLoader(),
         JsonLoader(),
         JsonLinesLoader(),
+        ImageLoader(),
+        PptxLoader(),
+        XlsxLoader(),
+        OdtLoader(),
+        EpubLoader(),
+        EmlLoader(),
     )
 }
+
+ZIP_FORMATS = frozenset({"pptx", "xlsx", "odt", "epub"})
+"""Formats packaged as ZIP archives: without the signature the file is not one."""
 
 _BY_EXTENSION = {ext: loader for loader in LOADERS.values() for ext in loader.extensions}
 
@@ -62,6 +78,8 @@ def loader_for(path: Path, head: bytes, source: str | None = None) -> Loader:
     if head.startswith(b"PK\x03\x04") and ext == ".docx":
         return LOADERS["docx"]
     loader = _BY_EXTENSION.get(ext)
+    if loader is not None and loader.name in ZIP_FORMATS and not head.startswith(ZIP_SIGNATURE):
+        raise LoaderError(name, f"not a {ext} file (no ZIP signature)")
     if loader is None:
         raise LoaderError(
             name, f"unsupported file type {ext or '(no extension)'}; supported: {', '.join(supported_extensions())}"

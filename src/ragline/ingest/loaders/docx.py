@@ -8,6 +8,7 @@ from typing import Any
 
 from ...errors import LoaderError
 from ...models import Block, Document
+from .archive import check_archive
 from .options import LoadOptions
 
 
@@ -22,7 +23,7 @@ class DocxLoader:
         from docx.opc.exceptions import PackageNotFoundError
         from lxml import etree
 
-        _refuse_doctype(data, source)
+        check_archive(data, source, ".docx")
         try:
             document = docx.Document(io.BytesIO(data))
         except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
@@ -40,6 +41,7 @@ class DocxLoader:
         blocks: list[Block] = []
         path: list[str] = []
         lines: list[str] = []
+        first_heading: str | None = None  # the title when the file has no title property
 
         def flush() -> None:
             body = "\n".join(lines).strip()
@@ -60,6 +62,7 @@ class DocxLoader:
                 if level and text:
                     flush()
                     path[:] = path[: level - 1] + [text]
+                    first_heading = first_heading or text
                 elif text:
                     lines.append(text)
             elif tag == "tbl":
@@ -72,8 +75,8 @@ class DocxLoader:
         if not blocks:
             raise LoaderError(source, "no text content in .docx")
         title = (document.core_properties.title or "").strip() or None
-        if title is None and path:
-            title = path[0]
+        if title is None:
+            title = first_heading
         return [Document(source=source, blocks=blocks, title=title, media_type=self.media_type)]
 
 
@@ -93,31 +96,3 @@ def _heading_level(style: str) -> int:
         tail = style.removeprefix("Heading ").strip()
         return int(tail) if tail.isdigit() else 0
     return 0
-
-
-_PROLOG_BYTES = 64 * 1024
-_DECLARATIONS = tuple(marker.encode(codec) for marker in ("<!DOCTYPE", "<!ENTITY")
-                      for codec in ("utf-8", "utf-16-le", "utf-16-be"))
-
-
-def _refuse_doctype(data: bytes, source: str) -> None:
-    """Office XML never needs a DTD; one that declares entities is an expansion bomb
-    ("billion laughs") or an external-entity probe, so it is refused by name before
-    any XML parser sees it. A DOCTYPE must come before the root element, so each
-    part's first bytes are enough (and reading no more keeps zip bombs harmless)."""
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError):
-        return  # python-docx reports it
-    with archive:
-        for info in archive.infolist():
-            if not info.filename.endswith((".xml", ".rels")):
-                continue
-            try:
-                with archive.open(info) as part:
-                    head = part.read(_PROLOG_BYTES)
-            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
-                continue  # unreadable parts are python-docx's to report
-            if any(marker in head for marker in _DECLARATIONS):
-                raise LoaderError(source, f"the XML in {info.filename} declares a DTD or entity expansion "
-                                          "(<!DOCTYPE>/<!ENTITY>), refused")

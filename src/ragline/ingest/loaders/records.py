@@ -108,8 +108,21 @@ def flatten_metadata(record: dict[str, Any], skip: set[str]) -> dict[str, Any]:
     return flat
 
 
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
+def render_lines(value: Any, prefix: str = "") -> list[str]:
+    """Render JSON as 'key.path: value' lines, readable and searchable."""
+    if isinstance(value, dict):
+        lines: list[str] = []
+        for key, item in value.items():
+            lines.extend(render_lines(item, f"{prefix}.{key}" if prefix else str(key)))
+        return lines
+    if isinstance(value, list):
+        lines = []
+        for index, item in enumerate(value):
+            lines.extend(render_lines(item, f"{prefix}[{index}]"))
+        return lines
+    if value is None or value == "":
+        return []
+    return [f"{prefix}: {value}" if prefix else str(value)]
 
 
 def record_document(record: dict[str, Any], source: str, media_type: str, options: LoadOptions) -> Document:
@@ -126,7 +139,7 @@ def record_document(record: dict[str, Any], source: str, media_type: str, option
     elif options.text_field:
         raise LoaderError(source, f"record has no text in its {options.text_field!r} field")
     else:
-        body = "\n".join(f"{k}: {v}" for k, v in flatten_metadata(record, skip).items() if v not in (None, ""))
+        body = "\n".join(render_lines({k: v for k, v in record.items() if k != title_key}))
         metadata = {}
     if not body and not title:
         raise LoaderError(source, "record has no text")

@@ -12,27 +12,10 @@ from typing import Any
 from ...errors import LoaderError
 from ...models import Block, Document
 from .options import DEFAULT_OPTIONS, LoadOptions
-from .records import MAX_RECORD_ID_CHARS, record_document, record_documents, record_id_problem
+from .records import MAX_RECORD_ID_CHARS, record_document, record_documents, record_id_problem, render_lines
 from .text import decode_text, require_text
 
 __all__ = ["MAX_RECORD_ID_CHARS", "CsvLoader", "JsonLinesLoader", "JsonLoader", "record_id_problem"]
-
-
-def _flatten(value: Any, prefix: str = "") -> list[str]:
-    """Render JSON as 'key.path: value' lines, readable and searchable."""
-    if isinstance(value, dict):
-        lines: list[str] = []
-        for key, item in value.items():
-            lines.extend(_flatten(item, f"{prefix}.{key}" if prefix else str(key)))
-        return lines
-    if isinstance(value, list):
-        lines = []
-        for index, item in enumerate(value):
-            lines.extend(_flatten(item, f"{prefix}[{index}]"))
-        return lines
-    if value is None or value == "":
-        return []
-    return [f"{prefix}: {value}" if prefix else str(value)]
 
 
 class CsvLoader:
@@ -84,7 +67,7 @@ class JsonLoader:
         if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             return record_documents(((f"{source}[{i}]", i + 1, item) for i, item in enumerate(value)),
                                     source, self.media_type, options)
-        lines = _flatten(value)
+        lines = render_lines(value)
         if not lines:
             raise LoaderError(source, "JSON holds no text")
         return [Document(source=source, blocks=[Block(text="\n".join(lines))], media_type=self.media_type)]

@@ -17,7 +17,8 @@ def search(body: SearchIn, request: Request, who: Tenant) -> dict:
     """Hybrid, dense or keyword search over the tenant's collections."""
     scope = scope_for(request, who, body.collection_names(), body.owner)
     result = engine(request).search(body.query, scope, mode=body.mode, k=body.k, threshold=body.threshold,
-                                    filters=body.filters)
+                                    filters=body.filters, sort=body.sort, min_matches=body.min_matches,
+                                    max_matches=body.max_matches)
     note(request, stages=result.timings_ms, hits=len(result.hits), mode=result.mode)
     return {"hits": [hit.to_dict() for hit in result.hits], "mode": result.mode, "degraded": result.degraded,
             "timings_ms": {k: round(v, 3) for k, v in result.timings_ms.items()}}

@@ -61,6 +61,10 @@ export class Api {
   deleteDocument(id) { return this.request("DELETE", `/v1/documents/${enc(id)}`); }
   reingest(id) { return this.request("POST", `/v1/documents/${enc(id)}/reingest`); }
 
+  // -- usage ------------------------------------------------------------------
+  /** The tenant's usage and estimated cost: {questions, tokens_embedded, llm_input_tokens, …, by_model}. */
+  usage() { return this.request("GET", "/v1/usage"); }
+
   // -- passages ---------------------------------------------------------------
   /** One cited chunk: {id, doc_id, source, title, text, page, section, start, end}. */
   getPassage(docId, chunkId) {

@@ -6,6 +6,7 @@ import { DocumentsView } from "./documents.js";
 import { ChatView } from "./chat.js";
 import { PassageDialog } from "./passage.js";
 import { Conversations } from "./conversations.js";
+import { UsageView } from "./usage.js";
 
 // sessionStorage: the key lives as long as the tab, never in localStorage or a cookie.
 const KEY_STORAGE = "ragline.key";
@@ -56,7 +57,7 @@ function buildViews() {
       conversations.setCollection(name);
     },
   });
-  return { documents, chat, conversations, collections };
+  return { documents, chat, conversations, collections, usage: new UsageView(api, { onError }) };
 }
 
 async function signIn(key) {
@@ -80,7 +81,7 @@ async function signIn(key) {
 }
 
 // -- tabs (WAI-ARIA tabs pattern: arrow keys move between tabs) ---------------
-const TABS = ["tab-ask", "tab-documents"];
+const TABS = ["tab-ask", "tab-documents", "tab-usage"];
 
 function selectTab(id, { focus = true } = {}) {
   for (const tabId of TABS) {
@@ -93,6 +94,7 @@ function selectTab(id, { focus = true } = {}) {
   }
   // Another client (or the CLI) may have changed the documents since the last look.
   if (id === "tab-documents" && api.key) views.documents.refresh();
+  if (id === "tab-usage" && api.key) views.usage.refresh();
 }
 
 function wireTabs() {

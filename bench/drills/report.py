@@ -1,0 +1,72 @@
+"""Render bench/drills/results/*.json as bench/drills/results.md (run by `make drills`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .common import RESULTS
+
+
+def _latency(row: dict) -> str:
+    return f"{row.get('p50_ms', '–')} / {row.get('p95_ms', '–')} / {row.get('max_ms', '–')}"
+
+
+def render() -> str:
+    lines = ["# Drill figures", "", ("Written by `make drills` (`python -m bench.drills.report`); each section names "
+             "its command. Machine: the run's `cpus` cores, nothing else running unless said."), ""]
+    load = _read("load")
+    if load:
+        lines += ["## Load (`python -m bench.drills.load`)", "",
+                  (f"{load['clients']} clients, {load['seconds']:g} s, embedder {load['embedder']}, run {load['when']}: "
+                  f"**{load['qps']} requests/s**, {load['errors']} errors."), "",
+                  "| kind | requests | p50 / p95 / max ms |", "| --- | --- | --- |"]
+        lines += [f"| {kind} | {row.get('requests', 0)} | {_latency(row)} |" for kind, row in load["latency"].items()]
+        lines.append("")
+    tenancy = _read("tenancy")
+    if tenancy:
+        lines += ["## Tenancy (`python -m bench.drills.tenancy`)", "",
+                  (f"Victim searches one after another; hostile tenant floods from {tenancy['hostile_threads']} "
+                  f"connections in another process; {tenancy['seconds']:g} s each, run {tenancy['when']}."), "",
+                  "| victim | requests | p50 / p95 / max ms |", "| --- | --- | --- |",
+                  f"| alone | {tenancy['victim_alone']['requests']} | {_latency(tenancy['victim_alone'])} |",
+                  (f"| with the hostile tenant | {tenancy['victim_with_hostile']['requests']} | "
+                  f"{_latency(tenancy['victim_with_hostile'])} |"), "",
+                  (f"p95 ratio **{tenancy['p95_ratio']}** (target ≤ {tenancy['target_p95_ratio']}); victim errors "
+                  f"{tenancy['victim_errors']}; hostile responses {tenancy['hostile_responses']}."), ""]
+    lock = _read("write_lock")
+    if lock:
+        lines += ["## Write lock (`python -m bench.drills.write_lock`)", "",
+                  (f"One {lock['chunks']:,}-chunk document: its write transaction held the lock "
+                  f"**{lock['write_transaction_s']} s** (ingest {lock['ingest_s']} s in all); another tenant's small "
+                  f"writes meanwhile waited at most **{lock['other_tenant_max_wait_s']} s** (p50 "
+                  f"{lock['other_tenant_p50_wait_ms']} ms, {lock['other_tenant_writes']} writes). Run {lock['when']}."), ""]
+    faults = _read("faults")
+    if faults:
+        lines += ["## Faults (`python -m bench.drills.faults`)", "", f"Run {faults['when']}.", ""]
+        for name, result in faults["results"].items():
+            lines += [f"### {name}", "", "```json", json.dumps(result, indent=2), "```", ""]
+    fuzz = _read("fuzz")
+    if fuzz:
+        lines += ["## Hostile input (`python -m bench.drills.fuzz`)", "",
+                  (f"{fuzz['loaders']['cases']} loader cases ({fuzz['loaders']['real_files_mutated']} real PDFs "
+                  f"mutated), outcomes {fuzz['loaders']['outcomes']}, unexpected exceptions "
+                  f"**{fuzz['loaders']['unexpected_count']}**; {fuzz['filters']['cases']} filter cases, outcomes "
+                  f"{fuzz['filters']['outcomes']}, unexpected **{fuzz['filters']['unexpected_count']}**. "
+                  f"Run {fuzz['when']}, {fuzz['seconds']} s."), ""]
+    return "\n".join(lines)
+
+
+def _read(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def main() -> None:
+    out = Path(__file__).parent / "results.md"
+    out.write_text(render())
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""``ragline mcp``: the MCP server over stdio, for desktop assistants and IDEs that
+start it as a child process (``ragline serve`` offers the same at ``/v1/mcp``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from .common import app, engine_from_env, err
+
+
+@app.command()
+def mcp(
+    key: Annotated[str, typer.Option("--key", envvar="RAGLINE_API_KEY", show_envvar=True, help=(
+        "A tenant API key (`ragline key create --tenant T [--owner U]`): it decides the tenant, "
+        "and an owner-bound key the owner, as over the REST API."))],
+) -> None:
+    """Serve ragline's tools (search, ask with citations, collections, documents, passages)
+    and document resources over the Model Context Protocol on stdin/stdout."""
+    try:
+        from ..mcp_server import run_stdio
+    except ImportError as exc:
+        err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline[mcp]'")
+        raise typer.Exit(2) from exc
+    from ..server.errors import ApiError
+
+    with engine_from_env() as engine:
+        try:
+            run_stdio(engine, key)
+        except ApiError as exc:  # a wrong or revoked key: refused at start
+            err.print(f"[red]error:[/red] {exc.message}")
+            raise typer.Exit(2) from exc

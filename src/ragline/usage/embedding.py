@@ -1,0 +1,30 @@
+"""Tokens embedded at ingestion, per tenant: an embedder wrapper that notes each
+batch on the meter. Tokens are the embedder's own count (``count_tokens``): exact
+for the local models; for remote APIs, whose tokenizers cannot be fetched offline,
+the bundled wordpiece count, an upper bound (docs/usage.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..embed.base import DelegatingEmbedder, Embedder
+from .meter import UsageMeter
+from .model import EMBED
+
+
+class MeteredEmbedder(DelegatingEmbedder):
+    """Notes ``embed_documents`` calls (texts and tokens) as the tenant's usage."""
+
+    def __init__(self, inner: Embedder, meter: UsageMeter, tenant: str) -> None:
+        super().__init__(inner)
+        self.meter = meter
+        self.tenant = tenant
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        vectors = self.inner.embed_documents(texts)
+        count = getattr(self.inner, "count_tokens", None)
+        tokens = sum(count(t) for t in texts) if count is not None else 0
+        self.meter.used(self.tenant, EMBED, self.model_id, events=len(texts), input_tokens=tokens)
+        return vectors
