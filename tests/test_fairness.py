@@ -9,6 +9,7 @@ searches are answered at once, and its further requests queue or get 429 ``busy`
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import socket
 import threading
 import time
@@ -163,3 +164,51 @@ def test_a_tenant_holding_its_slot_cannot_delay_another_tenants_requests(tmp_pat
             stop.set()
             trickler.join(5)
         assert httpx.get(server.url + "/readyz").status_code == 200
+
+
+def test_an_older_request_steps_aside_at_pause_points_while_a_newer_one_of_another_tenant_runs() -> None:
+    from ragline.pause import pause_point
+
+    async def scenario() -> tuple[list[str], float]:
+        gate = FairGate(slots=2, max_pause_s=5.0)
+        log: list[str] = []
+        old = await gate.enter("hostile")
+        old_context = contextvars.copy_context()  # each request runs in its own context, as in the server
+
+        def old_work() -> None:  # the older request reaches a pause point while the newer one runs
+            log.append("old: pause point")
+            pause_point()
+            log.append("old: resumed")
+
+        new = await gate.enter("victim")
+        worker = asyncio.create_task(asyncio.to_thread(old_context.run, old_work))
+        await asyncio.sleep(0.05)
+        log.append("new: done")
+        gate.leave(new)  # the older request may go on
+        await worker
+        gate.leave(old)
+        return log, old.paused_s
+
+    log, paused = _run(scenario())
+    assert log == ["old: pause point", "new: done", "old: resumed"]
+    assert 0 < paused < 5.0
+
+
+def test_pausing_is_bounded_and_never_waits_for_the_same_tenant() -> None:
+    from ragline.pause import pause_point
+
+    async def scenario() -> tuple[float, float]:
+        gate = FairGate(slots=3, per_tenant=2, max_pause_s=0.1)
+        old = await gate.enter("a")
+        old_context = contextvars.copy_context()
+        await gate.enter("a")  # the same tenant's newer request: no reason to step aside
+        started = time.monotonic()
+        await asyncio.to_thread(old_context.run, pause_point)
+        same = time.monotonic() - started
+        await gate.enter("b")  # another tenant's newer request that never ends
+        await asyncio.to_thread(old_context.run, pause_point)
+        return same, old.paused_s
+
+    same, paused = _run(scenario())
+    assert paused >= 0.1  # waited for b, but only up to max_pause_s in all
+    assert same < 0.1

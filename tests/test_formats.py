@@ -193,6 +193,19 @@ def test_odt_headings_are_sections(tmp_path: Path) -> None:
         ("Enrolment > Fees", "Tuition is 900 EUR a year.\nBooks are included.")]
 
 
+def test_rtf_text_without_control_words(tmp_path: Path) -> None:
+    path = tmp_path / "letter.rtf"
+    path.write_bytes(rb"{\rtf1\ansi{\fonttbl\f0\fswiss Helvetica;}\f0\pard Savings {\b rates} are 3\'25."
+                     rb"\par Caf\'e9 opening hours: 9\u8211?17.\par}")
+    doc = only(path)
+    assert doc.text == "Savings rates are 3%.\nCafé opening hours: 9–17."
+    (tmp_path / "fake.rtf").write_bytes(b"plain text")
+    with pytest.raises(LoaderError, match="not an RTF file"):
+        load(tmp_path / "fake.rtf")
+    (tmp_path / "deep.rtf").write_bytes(b"{\\rtf1 " + b"{" * 100_000 + b"deep" + b"}" * 100_000 + b"}")
+    assert only(tmp_path / "deep.rtf").text == "deep"
+
+
 # -- docx title ---------------------------------------------------------------------
 def test_docx_title_is_the_first_heading(tmp_path: Path) -> None:
     import docx

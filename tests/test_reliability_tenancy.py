@@ -205,7 +205,7 @@ def test_storage_quota_counts_chunks_and_bytes() -> None:
         def __init__(self, usage: TenantUsage) -> None:
             self.used = usage
 
-        def usage(self, tenant: str) -> TenantUsage:
+        def stored(self, tenant: str) -> TenantUsage:
             return self.used
 
     quotas = Quotas(QuotaSettings(documents=10, chunks=100, stored_mb=1.0))

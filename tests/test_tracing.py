@@ -4,7 +4,10 @@ off by default, and exported by OTLP/HTTP to a collector when an endpoint is set
 
 from __future__ import annotations
 
+import re
+import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +21,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from ragline import Engine, Scope, tracing
 from ragline.client import Client
+from ragline.errors import ConfigError
 from ragline.settings import EmbedderSettings, ServerSettings, Settings, TracingSettings
 
 from .server_harness import ADMIN_KEY, LiveServer, create_tenant
@@ -54,6 +58,19 @@ def folder(tmp_path: Path) -> Path:
 
 def _settings(home: Path, **extra: object) -> Settings:
     return Settings(home=home, embedder=EmbedderSettings(name="hashing"), **extra)  # type: ignore[arg-type]
+
+
+def _once_ended(spans: InMemorySpanExporter, name: str, path: str | None = None) -> tuple[ReadableSpan, ...]:
+    """The finished spans once one named ``name`` (for ``path``) is among them: the
+    server ends its outer span just after the client has its answer."""
+    def ended() -> bool:
+        return any(s.name == name and (path is None or s.attributes.get("ragline.path") == path)
+                   for s in spans.get_finished_spans())
+
+    deadline = time.monotonic() + 10
+    while not ended() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return spans.get_finished_spans()
 
 
 def _tree(finished: tuple[ReadableSpan, ...]) -> set[tuple[str, str | None]]:
@@ -106,17 +123,18 @@ def test_server_requests_and_jobs_are_traced(spans: InMemorySpanExporter, tmp_pa
         key = create_tenant(server, "acme")
         with Client(server.url, key) as client:
             client.upload("kb", [("fees.md", FEES.encode())], wait=True)
-            job = _tree(spans.get_finished_spans())
+            job = _tree(_once_ended(spans, "ragline.job"))
             assert {("ragline.parse", "ragline.job"), ("ragline.ingest", "ragline.job"),
                     ("ragline.embed", "ragline.ingest"), ("ragline.store", "ragline.ingest")} <= job
             spans.clear()
             events = list(client.ask_stream(QUESTION, collection="kb"))
     assert events
-    asked = _tree(spans.get_finished_spans())
+    asked = _tree(_once_ended(spans, "ragline.request", "/v1/ask"))
     assert {("ragline.search", "ragline.request"), ("ragline.dense", "ragline.search"),
             ("ragline.context", "ragline.request"), ("ragline.generate", "ragline.request")} <= asked
-    request = next(s for s in spans.get_finished_spans() if s.name == "ragline.request")
-    assert request.attributes["ragline.path"] == "/v1/ask" and request.attributes["ragline.method"] == "POST"
+    request = next(s for s in spans.get_finished_spans() if s.name == "ragline.request"
+                   and s.attributes["ragline.path"] == "/v1/ask")
+    assert request.attributes["ragline.method"] == "POST" and request.attributes["ragline.request_id"]
 
 
 class _Collector(BaseHTTPRequestHandler):
@@ -152,3 +170,9 @@ def test_an_endpoint_exports_by_otlp(folder: Path, tmp_path: Path) -> None:
     assert {name for _, name in exported} >= {"ragline.ingest", "ragline.parse", "ragline.embed", "ragline.store"}
     service = {a.value.string_value for resource, _ in exported for a in resource.attributes if a.key == "service.name"}
     assert service == {"kb-api"}
+
+
+def test_configured_without_the_extra_says_which(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.sdk.trace", None)  # as if opentelemetry-sdk were missing
+    with pytest.raises(ConfigError, match=re.escape("pip install 'ragline[otel]'")):
+        tracing.configure(TracingSettings(endpoint="http://127.0.0.1:9/v1/traces", service_name="missing-sdk"))

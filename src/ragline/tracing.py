@@ -75,7 +75,8 @@ def _import(module: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise ConfigError(f"tracing is configured but {module} is not installed: pip install 'ragline[otel]'") from exc
+        raise ConfigError(f"tracing is configured (settings.tracing) but {module} is not installed: install the "
+                          "otel extra, pip install 'ragline[otel]'") from exc
 
 
 @contextmanager

@@ -10,8 +10,8 @@ from . import (
     evaluate,  # noqa: F401
     mcp,  # noqa: F401  (mcp: the MCP server over stdio)
     models,  # noqa: F401  (models install, models status)
-    remote,  # noqa: F401  (--server URL --key KEY: ingest, search, ask against a server)
     reembed,  # noqa: F401  (reembed)
+    remote,  # noqa: F401  (--server URL --key KEY: ingest, search, ask against a server)
     server,  # noqa: F401  (serve, worker, tenant, key, jobs)
     store,  # noqa: F401  (migrate)
     transactions,  # noqa: F401  (import transactions, connect truelayer)

@@ -65,7 +65,8 @@ def engine_from_env(generator: str | None = None) -> Iterator[Engine]:
     client = remote_client()
     if generator is not None and client is None:
         settings = settings.model_copy(update={"generator": settings.generator.model_copy(update={"name": generator})})
-    engine: Any = RemoteEngine(client, settings, generator) if client is not None else Engine(settings)
+    with errors_to_exit():  # e.g. tracing configured without its extra
+        engine: Any = RemoteEngine(client, settings, generator) if client is not None else Engine(settings)
     try:
         with errors_to_exit():
             yield engine

@@ -21,7 +21,7 @@ def mcp(
     try:
         from ..mcp_server import run_stdio
     except ImportError as exc:
-        err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline[mcp]'")
+        err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline\\[mcp]'")
         raise typer.Exit(2) from exc
     from ..server.errors import ApiError
 

@@ -11,6 +11,7 @@ from ..embed import check_vectors
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError, ModelMismatchError
 from ..models import Hit, Scope
+from ..pause import pause_point
 from ..settings import SEARCH_MODES, SearchSettings
 from ..store import Store
 from ..store.facade import ScopedSearch
@@ -84,6 +85,7 @@ class Searcher:
                     dense = searches.dense(vector, depth)
                 timings["dense"] = (time.perf_counter() - started) * 1000
         if mode in ("keyword", "hybrid"):
+            pause_point()  # between stages, a host may let another tenant's newer request run
             started = time.perf_counter()
             with span("keyword"):
                 keyword = _keyword(searches, query, depth)
@@ -95,6 +97,7 @@ class Searcher:
             scored = dense if mode == "dense" else keyword
         if threshold is not None:  # a cosine in every mode, never a fused rank score or a BM25 score
             scored, vector, degraded = self._above(threshold, query, vector, dense, scored, scope, degraded)
+        pause_point()
         started = time.perf_counter()
         if self.reranker is None:
             hits = self.store.get_hits(scope, scored[:k])

@@ -15,8 +15,12 @@ server from many connections, every other tenant's requests queue behind its wor
 - a tenant with ``max_waiting`` requests already queued, or one whose request
   waited ``wait_s``, gets 429 ``busy`` with ``Retry-After``.
 
-Waiting on a remote LLM is not CPU work: the answer path gives the slot back for
-the provider call (``released``), so a slow provider does not hold it. Ingestion
+Two requests that do run at once share one GIL, so at the library's pause points
+(``ragline.pause``: between search stages, before generating) an older request steps
+aside while a newer one of another tenant runs (at most ``max_pause_s`` per
+request): a tenant's short search then runs at nearly its solo speed next to
+another's long one. Waiting on a remote LLM is not CPU work: the answer path gives
+the slot back for the provider call (``released``), so a slow provider does not hold it. Ingestion
 runs in its own process (``worker_process``), outside this gate.
 """
 
@@ -32,6 +36,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .. import pause
 from .errors import ApiError
 
 
@@ -43,6 +48,9 @@ class _Slot:
     tenant: str
     held: bool = True
     token: contextvars.Token | None = None
+    pause_token: contextvars.Token | None = None
+    started: float = field(default_factory=time.monotonic)
+    paused_s: float = 0.0
 
 
 _slot: contextvars.ContextVar[_Slot | None] = contextvars.ContextVar("ragline_gate_slot", default=None)
@@ -60,12 +68,15 @@ class FairGate:
     """Admission of request work, fair across tenants (see the module docstring)."""
 
     def __init__(self, slots: int, per_tenant: int | None = None, max_waiting: int = 64,
-                 wait_s: float = 30.0) -> None:
+                 wait_s: float = 30.0, max_pause_s: float = 1.0) -> None:
         self.slots = slots
         self.per_tenant = min(slots, per_tenant) if per_tenant is not None else max(1, slots - 1)
         self.max_waiting = max_waiting
         self.wait_s = wait_s
+        self.max_pause_s = max_pause_s
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)  # a slot was left: paused requests look again
+        self._active: set[_Slot] = set()
         self._running: Counter[str] = Counter()
         self._waiting: dict[str, deque[_Ticket]] = {}
 
@@ -91,11 +102,17 @@ class FairGate:
             raise
         slot = _Slot(self, tenant)
         slot.token = _slot.set(slot)
+        slot.pause_token = pause.install(lambda: slot.held and self._pause(slot))
+        with self._lock:
+            self._active.add(slot)
         return slot
 
     def leave(self, slot: _Slot) -> None:
         """End the request's hold on its slot."""
         _slot.reset(slot.token)
+        pause.uninstall(slot.pause_token)
+        with self._lock:
+            self._active.discard(slot)
         if slot.held:
             slot.held = False
             self._leave(slot.tenant)
@@ -136,6 +153,20 @@ class FairGate:
             if self._running[tenant] <= 0:
                 del self._running[tenant]
             self._dispatch()
+            self._changed.notify_all()
+
+    def _pause(self, slot: _Slot) -> None:
+        """Wait while a request of another tenant that started after this one runs (at
+        most ``max_pause_s`` per request in all): under one GIL two running requests
+        share the CPU, so the older one steps aside and the newer, typically short one
+        finishes at nearly its solo speed. Called at the checkpoints of the request path."""
+        with self._lock:
+            while slot.paused_s < self.max_pause_s and any(
+                    other.tenant != slot.tenant and other.started > slot.started and other.held
+                    for other in self._active):
+                began = time.monotonic()
+                self._changed.wait(self.max_pause_s - slot.paused_s)
+                slot.paused_s += time.monotonic() - began
 
     def _dispatch(self) -> None:
         """Grant free slots to waiting tickets, fairest first (lock held)."""

@@ -22,6 +22,7 @@ from .odt import OdtLoader
 from .options import LoadOptions
 from .pdf import PdfLoader
 from .pptx import PptxLoader
+from .rtf import RtfLoader
 from .structured import CsvLoader, JsonLinesLoader, JsonLoader
 from .text import MarkdownLoader, TextLoader
 from .xlsx import XlsxLoader
@@ -55,6 +56,7 @@ LOADERS: dict[str, Loader] = {
         OdtLoader(),
         EpubLoader(),
         EmlLoader(),
+        RtfLoader(),
     )
 }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
+from ...pause import pause_point
 from ..auth import Tenant
 from ..deps import engine, note, scope_for
 from ..errors import responses
@@ -20,5 +21,6 @@ def search(body: SearchIn, request: Request, who: Tenant) -> dict:
                                     filters=body.filters, sort=body.sort, min_matches=body.min_matches,
                                     max_matches=body.max_matches)
     note(request, stages=result.timings_ms, hits=len(result.hits), mode=result.mode)
+    pause_point()  # before building the response (up to k hits of text)
     return {"hits": [hit.to_dict() for hit in result.hits], "mode": result.mode, "degraded": result.degraded,
             "timings_ms": {k: round(v, 3) for k, v in result.timings_ms.items()}}
