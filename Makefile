@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test bench bench-quality bench-backends bench-conversations bench-followups eval clean
+.PHONY: install install-dev run test bench bench-quality bench-backends bench-conversations bench-followups drills eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)

@@ -133,8 +133,9 @@ def choose(results: dict) -> str:
 def markdown(results: dict, chosen: str, command: str) -> str:
     names = list(results)
     keys = ["keyword", "dense"] + [label(m, w) for m, w in VARIANTS]
-    lines = [f"# Fusion on every set (nDCG@10)\n\n`{command}`\n\nChosen on train: **{chosen}** "
-             f"(current default {label(*DEFAULT)}).\n"]
+    title = (f"# Fusion on every set (nDCG@10)\n\n`{command}`\n\nChosen on train: **{chosen}** "
+             f"(current default {label(*DEFAULT)}).\n")
+    lines = [title]
     for split in SPLITS:
         header = " | ".join(f"{n} ({results[n][split]['queries']})" for n in names)
         lines += [f"\n## {split}\n", f"| method | {header} | mean | fuse ms/query |",

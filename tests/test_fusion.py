@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from ragline.retrieve.fusion import (FUSIONS, adaptive_weights, distribution, fuse, min_max, reciprocal_rank_fusion,
-                                    top_z, weighted_fusion)
+from ragline.retrieve.fusion import (
+    FUSIONS,
+    adaptive_weights,
+    distribution,
+    fuse,
+    min_max,
+    reciprocal_rank_fusion,
+    top_z,
+    weighted_fusion,
+)
 from ragline.settings import SearchSettings
 
 DENSE = [("a", 0.9), ("b", 0.8), ("c", 0.5)]

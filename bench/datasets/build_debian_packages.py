@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beir_writer import write_beir  # noqa: E402
+from beir_writer import write_beir
 
 OUT = Path(__file__).resolve().parent / "debian-packages"
 MIN_CHARS = 120  # shorter long descriptions hold too little to find a package by
@@ -40,7 +40,7 @@ def packages() -> dict[str, tuple[str, str]]:
         summary, _, rest = description.partition("\n")
         paragraphs, lines = [], []
         for line in rest.split("\n"):
-            line = line[1:] if line.startswith(" ") else line
+            line = line.removeprefix(" ")
             if line.strip() == ".":  # Debian's paragraph break
                 paragraphs.append(" ".join(lines))
                 lines = []

@@ -31,7 +31,7 @@ from selectolax.lexbor import LexborHTMLParser
 from ragline.ingest.loaders.html import HtmlLoader
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beir_writer import write_beir  # noqa: E402
+from beir_writer import write_beir
 
 DOCS = Path("/usr/share/doc/python3.11/html")
 OUT = Path(__file__).resolve().parent / "python-docs"

@@ -29,7 +29,7 @@ from ragline.errors import LoaderError
 from ragline.ingest.loaders import loader_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from beir_writer import write_beir  # noqa: E402
+from beir_writer import write_beir
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "sample-kb"
