@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from bench.drills.common import fill_disk
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
@@ -32,22 +33,6 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
-def _fill(disk: Path) -> list[Path]:
-    """Take every free byte (big blocks, then small ones)."""
-    fillers = []
-    for block in (1 << 20, 4096, 1):
-        path = disk / f"filler-{block}"
-        try:
-            with open(path, "wb") as handle:
-                fillers.append(path)
-                while True:
-                    handle.write(b"\0" * block)
-                    handle.flush()
-        except OSError:
-            pass
-    return fillers
 
 
 def _until(check, timeout: float = 60.0):
@@ -68,7 +53,7 @@ def test_a_full_disk_is_reported_and_everything_recovers_when_space_returns(smal
         big = " ".join(f"paragraph {i} about branch opening hours and card limits." for i in range(6_000))
         job = client.post("/v1/collections/docs/documents/text",
                           json={"documents": [{"text": big, "source": "big"}]}).json()["jobs"][0]
-        fillers = _fill(small_disk)  # while the big job is being written
+        fillers = fill_disk(small_disk)  # while the big job is being written
 
         ready = httpx.get(server.url + "/readyz")
         assert ready.status_code == 507 and ready.json()["error"]["code"] == "insufficient_storage"

@@ -99,6 +99,23 @@ def stop(process: subprocess.Popen) -> None:
         pass
 
 
+def fill_disk(root: Path) -> list[Path]:
+    """Take every free byte of the filesystem holding ``root`` (big blocks, then small
+    ones); returns the files to delete to give the space back."""
+    fillers = []
+    for block in (1 << 20, 4096, 1):
+        path = root / f"filler-{block}"
+        try:
+            with open(path, "wb") as handle:
+                fillers.append(path)
+                while True:
+                    handle.write(b"\0" * block)
+                    handle.flush()
+        except OSError:
+            pass
+    return fillers
+
+
 def stats(times_ms: list[float]) -> dict[str, float]:
     if not times_ms:
         return {"requests": 0}

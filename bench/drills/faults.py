@@ -28,7 +28,7 @@ from pathlib import Path
 
 import httpx
 
-from .common import serve, write
+from .common import fill_disk, serve, write
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -101,17 +101,7 @@ def disk_full(quick: bool) -> dict:
             big = " ".join(f"paragraph {i} about branch hours and card limits." for i in range(40_000))
             job = client.post("/v1/collections/docs/documents/text",
                               json={"documents": [{"text": big, "source": "big"}]}).json()["jobs"][0]
-            fillers = []
-            for block in (1 << 20, 4096, 1):
-                path = mount / f"filler-{block}"
-                try:
-                    with open(path, "wb") as handle:
-                        fillers.append(path)
-                        while True:
-                            handle.write(b"\0" * block)
-                            handle.flush()
-                except OSError:
-                    pass
+            fillers = fill_disk(mount)
             during = {"readyz": httpx.get(server.url + "/readyz").status_code,
                       "search": client.post("/v1/search", json={"query": "overdraft", "collection": "docs"}).status_code,
                       "upload": client.post("/v1/collections/docs/documents/text",

@@ -25,30 +25,26 @@ import logging
 import math
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import psycopg
-from pgvector.psycopg import register_vector
-from psycopg.abc import Buffer
-from psycopg.adapt import Loader
-from psycopg.pq import Format
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
+from psycopg_pool import ConnectionPool
 
-from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
+from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
 from ..models import Hit, Scope
 from . import redact
 from .base import VectorLookup
 from .postgres_admin import AdminMixin
+from .postgres_conn import PostgresConnections
 from .postgres_conversations import ConversationsMixin
 from .postgres_filters import (
     nul_free,
     tsvector_literal,
 )
 from .postgres_records import PostgresRecords
-from .postgres_schema import BYPASS, HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, first_line, prepare
+from .postgres_schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
 from .postgres_search import PostgresSearch
 from .postgres_usage import PostgresUsage
 from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
@@ -66,7 +62,7 @@ from .types import (
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords,
+class PostgresStore(PostgresConnections, PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords,
                     PostgresUsage):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one PostgreSQL database. Thread-safe:
     every call borrows a pooled connection for one transaction."""
@@ -94,31 +90,6 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, Conversations
         if not self.rls_enforced:
             log.warning("row-level security does not bind this connection (superuser or BYPASSRLS without the "
                         "%s role): the scoped queries remain the only tenant wall", RLS_ROLE)
-
-    def _configure(self, conn: psycopg.Connection) -> None:
-        register_vector(conn)
-        # Load vectors straight into float32 arrays (pgvector's loader makes Vector objects).
-        oid = conn.adapters.types["vector"].oid
-        conn.adapters.register_loader(oid, _VectorTextLoader)
-        conn.adapters.register_loader(oid, _VectorBinaryLoader)
-        conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{self._timeout_ms}ms",))
-        conn.commit()
-
-    @contextmanager
-    def _tx(self, tenant: str | None) -> Iterator[psycopg.Cursor]:
-        """One transaction on a pooled connection, scoped to ``tenant`` for RLS (None:
-        the operator/worker bypass). Driver errors leave as ragline errors."""
-        if tenant == BYPASS:
-            raise StoreError(f"invalid tenant name {tenant!r}")
-        try:
-            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
-                yield cur
-        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
-            raise _mapped(exc, self._pool.timeout) from exc
-
-    def close(self) -> None:
-        self._pool.close()
 
     # -- tenants and collections ---------------------------------------------
     def tenants(self) -> list[str]:
@@ -433,21 +404,6 @@ class PostgresStore(PostgresSearch, TablesAreTheIndex, AdminMixin, Conversations
 
 
 # -- SQL and helpers ---------------------------------------------------------------
-class _VectorTextLoader(Loader):
-    format = Format.TEXT
-
-    def load(self, data: Buffer) -> np.ndarray:
-        return np.array(bytes(data)[1:-1].split(b","), dtype=np.float32)
-
-
-class _VectorBinaryLoader(Loader):
-    format = Format.BINARY
-
-    def load(self, data: Buffer) -> np.ndarray:
-        dim = int.from_bytes(bytes(data[:2]), "big")
-        return np.frombuffer(data, dtype=">f4", count=dim, offset=4).astype(np.float32)
-
-
 def _resolve(cur: psycopg.Cursor, scope: Scope) -> list[CollectionRef]:
     rows = cur.execute("SELECT name, uid, dimension, config, model_id FROM collections "
                        "WHERE tenant = %s AND name = ANY(%s)", (scope.tenant, list(scope.collections))).fetchall()
@@ -481,26 +437,6 @@ def _clean(value: Any) -> Any:
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, default=str)  # as SQLite stores it
-
-
-def _mapped(exc: BaseException, timeout: float) -> StoreError:
-    """Driver errors → ragline's: the ones that mean "try again later" become
-    ``StoreUnavailableError`` (HTTP 503)."""
-    text = first_line(exc)
-    if isinstance(exc, PoolClosed):
-        return StoreError("the store is closed")
-    if isinstance(exc, PoolTimeout):
-        return StoreUnavailableError(f"the PostgreSQL store is unreachable (no connection within {timeout:g} s); "
-                                     "check RAGLINE_STORE__URL and the server, or retry later")
-    if isinstance(exc, psycopg.errors.TransactionRollback):
-        return StoreUnavailableError(f"the PostgreSQL store was busy (retry): {text}")
-    if isinstance(exc, psycopg.errors.QueryCanceled):
-        return StoreUnavailableError(f"a PostgreSQL statement timed out (store.statement_timeout_s): {text}")
-    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
-        return StoreUnavailableError(f"the PostgreSQL store is unreachable (retry later): {text}")
-    if isinstance(exc, psycopg.errors.UniqueViolation):
-        return StoreError(f"store write refused, duplicate id: {text}")
-    return StoreError(f"store operation failed: {text}")
 
 
 def open_backend(url: str | None, settings: Any) -> Any:

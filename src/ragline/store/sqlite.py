@@ -16,18 +16,18 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import DiskFullError, ModelMismatchError, NotFoundError, StoreError, StoreUnavailableError
+from ..errors import ModelMismatchError, NotFoundError, StoreError
 from ..models import Hit, Scope
 from .base import VectorLookup
 from .records_sql import SCHEMA_RECORDS
 from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
 from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
+from .sqlite_conn import SQLiteConnections
 from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
 from .sqlite_records import SQLiteRecords
 from .sqlite_search import SQLiteSearch
@@ -102,7 +102,7 @@ CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 """
 
 
-class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords, SQLiteUsage):
+class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords, SQLiteUsage):
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
@@ -146,60 +146,6 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTabl
         if "bytes" in added:  # sizes of documents written before quotas, once (as stored_bytes counts them)
             conn.execute("UPDATE documents SET bytes = (SELECT coalesce(sum(length(CAST(c.text AS BLOB)) "
                          "+ length(c.vector)), 0) FROM chunks c WHERE c.doc_id = documents.id)")
-
-    # -- connections ---------------------------------------------------------
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-            except sqlite3.Error as exc:
-                raise StoreUnavailableError(f"cannot open the store at {self.path}: {exc}") from exc
-            self._local.conn = conn
-        return conn
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield conn
-            except BaseException:
-                if conn.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
-                    conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            # A failed COMMIT (disk full, I/O error) can leave the transaction open on this
-            # thread's connection; every later write on it would then fail too.
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-            mapped = _mapped("store write failed", exc)
-            if isinstance(mapped, DiskFullError) or "i/o error" in str(exc).lower():
-                # Such a connection can keep failing after the disk recovers (seen with
-                # SQLITE_FULL mid-transaction in WAL mode): the next write opens a new one.
-                self._local.conn = None
-                conn.close()
-            raise mapped from exc
-
-    def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
-        try:
-            return self._conn().execute(sql, params).fetchall()
-        except sqlite3.Error as exc:
-            raise _mapped("store read failed", exc) from exc
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
 
     # -- tenants and collections ---------------------------------------------
     def tenants(self) -> list[str]:
@@ -513,21 +459,6 @@ class SQLiteStore(SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTabl
 
 def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
     return owner_visibility(scope, alias, "?")
-
-
-_UNAVAILABLE = ("unable to open", "disk i/o error", "database or disk is full", "database is locked",
-                "readonly database", "no such table")
-
-
-def _mapped(what: str, exc: sqlite3.Error) -> StoreError:
-    """Driver errors → ragline's: the ones that mean "try again later" become
-    ``StoreUnavailableError`` (HTTP 503)."""
-    message = f"{what}: {exc}"
-    if isinstance(exc, sqlite3.Error) and "disk is full" in str(exc).lower():
-        return DiskFullError(f"{message} (free space on the disk holding the store; writes resume then)")
-    if isinstance(exc, sqlite3.OperationalError) and any(s in str(exc).lower() for s in _UNAVAILABLE):
-        return StoreUnavailableError(message)
-    return StoreError(message)
 
 
 def open_backend(url: str | None, settings: Any) -> Any:

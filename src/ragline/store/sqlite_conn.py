@@ -1,0 +1,87 @@
+"""The SQLite store's connections: one per thread (WAL, foreign keys on), writes in
+``BEGIN IMMEDIATE`` transactions, and driver errors mapped to ragline's at this one
+boundary (``mapped``). A connection that saw a full disk or an I/O error is replaced."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import DiskFullError, StoreError, StoreUnavailableError
+
+
+class SQLiteConnections:
+    """Connection handling for ``SQLiteStore`` (which sets ``path`` and ``_local``)."""
+
+    path: Path
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+            except sqlite3.Error as exc:
+                raise StoreUnavailableError(f"cannot open the store at {self.path}: {exc}") from exc
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:  # SQLite may have rolled back already (e.g. disk full)
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            # A failed COMMIT (disk full, I/O error) can leave the transaction open on this
+            # thread's connection; every later write on it would then fail too.
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            error = mapped("store write failed", exc)
+            if isinstance(error, DiskFullError) or "i/o error" in str(exc).lower():
+                # Such a connection can keep failing after the disk recovers (seen with
+                # SQLITE_FULL mid-transaction in WAL mode): the next write opens a new one.
+                self._local.conn = None
+                conn.close()
+            raise error from exc
+
+    def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
+        try:
+            return self._conn().execute(sql, params).fetchall()
+        except sqlite3.Error as exc:
+            raise mapped("store read failed", exc) from exc
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
+_UNAVAILABLE = ("unable to open", "disk i/o error", "database or disk is full", "database is locked",
+                "readonly database", "no such table")
+
+
+def mapped(what: str, exc: sqlite3.Error) -> StoreError:
+    """Driver errors → ragline's: the ones that mean "try again later" become
+    ``StoreUnavailableError`` (HTTP 503)."""
+    message = f"{what}: {exc}"
+    if "disk is full" in str(exc).lower():
+        return DiskFullError(f"{message} (free space on the disk holding the store; writes resume then)")
+    if isinstance(exc, sqlite3.OperationalError) and any(s in str(exc).lower() for s in _UNAVAILABLE):
+        return StoreUnavailableError(message)
+    return StoreError(message)
