@@ -197,6 +197,29 @@ def test_stored_documents_are_limited_per_tenant(tmp_path: Path) -> None:
             assert wait_for_jobs(client, [_add(client, "kb", "third", "three")])[0]["state"] == "indexed"
 
 
+def test_upload_bytes_are_limited_per_tenant(tmp_path: Path) -> None:
+    """A tenant over its upload budget gets 429 before its next body is read; what it
+    stored stays, reads work, and another tenant uploads as usual."""
+    budget_mb = 0.3  # 5,243 bytes a second; the budget holds ten seconds' worth (52,429)
+    settings = _settings(tmp_path / "home", tenants={"acme": TenantQuota(upload_mb_per_minute=budget_mb)})
+    with LiveServer(settings) as server:
+        acme_key, other_key = create_tenant(server, "acme"), create_tenant(server, "other")
+        big = "word " * 16_000  # 80,000 bytes: admitted on a full budget, leaves the tenant in debt
+        with server.client(acme_key) as acme, server.client(other_key) as other:
+            first = _add(acme, "kb", big, "big")
+            refused = acme.post("/v1/collections/kb/documents/text", json={"documents": [{"text": "small"}]})
+            assert refused.status_code == 429, refused.text
+            error = refused.json()["error"]
+            assert error["code"] == "rate_limited" and "quotas.upload_mb_per_minute" in error["message"]
+            assert 3 <= int(refused.headers["Retry-After"]) <= 10  # ~28 KB of debt at 5.2 KB/s
+            multipart = acme.post("/v1/collections/kb/documents", files=[("files", ("a.txt", b"alpha"))])
+            assert multipart.status_code == 429  # file uploads share the budget
+            assert acme.post("/v1/search", json={"query": "word", "collection": "kb"}).status_code == 200
+            assert wait_for_jobs(acme, [first])[0]["state"] == "indexed"  # the admitted upload is kept
+            assert all(j["state"] == "indexed" for j in wait_for_jobs(other, [_add(other, "kb", big, f"b{i}")
+                                                                            for i in range(3)]))
+
+
 def test_storage_quota_counts_chunks_and_bytes() -> None:
     from ragline.server.errors import ApiError
     from ragline.server.quotas import Quotas

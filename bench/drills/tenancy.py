@@ -48,7 +48,7 @@ def victim(url: str, key: str, seconds: float) -> tuple[list[float], int]:
     return times, errors
 
 
-def hostile(url: str, key: str, threads: int, seconds: float) -> dict[str, int]:
+def hostile(url: str, key: str, threads: int, seconds: float, mix: str = "both") -> dict[str, int]:
     """The flood (run in its own process by ``main``): response counts by status."""
     rng = random.Random(100)
     uploads = [json.dumps({"documents": [{"text": _text(rng, 40_000), "source": f"big-{i}"}]}) for i in range(4)]
@@ -63,7 +63,7 @@ def hostile(url: str, key: str, threads: int, seconds: float) -> dict[str, int]:
             i = 0
             while time.monotonic() < deadline:
                 i += 1
-                if n % 3 == 0:
+                if mix == "upload" or (mix == "both" and n % 3 == 0):
                     response = client.post("/v1/collections/spam/documents/text", content=uploads[i % len(uploads)])
                 else:
                     response = client.post("/v1/search", content=searches[i % len(searches)])
@@ -78,7 +78,8 @@ def hostile(url: str, key: str, threads: int, seconds: float) -> dict[str, int]:
     return counts
 
 
-def run(seconds: float, hostile_threads: int, output: Path | None = None, env: dict[str, str] | None = None) -> dict:
+def run(seconds: float, hostile_threads: int, output: Path | None = None, env: dict[str, str] | None = None,
+        mix: str = "both") -> dict:
     with serve(env) as server:
         keys = {t: server.tenant(t) for t in ("victim", "hostile")}
         rng = random.Random(0)
@@ -94,14 +95,14 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
         victim(server.url, keys["victim"], 2)  # warm-up
         solo, solo_errors = victim(server.url, keys["victim"], seconds)
         flood = subprocess.Popen(["nice", "-n", "10", sys.executable, "-m", "bench.drills.tenancy", "--as-hostile",
-                                  server.url, keys["hostile"], str(hostile_threads), str(seconds + 4)],
+                                  server.url, keys["hostile"], str(hostile_threads), str(seconds + 4), mix],
                                  stdout=subprocess.PIPE, cwd=Path(__file__).parents[2])
         time.sleep(2)
         attacked, attacked_errors = victim(server.url, keys["victim"], seconds)
         counts = json.loads(flood.communicate(timeout=seconds + 180)[0] or b"{}")
     alone, under = stats(solo), stats(attacked)
     result = {
-        "seconds": seconds, "hostile_threads": hostile_threads, "victim_alone": alone, "victim_with_hostile": under,
+        "seconds": seconds, "hostile_threads": hostile_threads, "mix": mix, "victim_alone": alone, "victim_with_hostile": under,
         "victim_errors": solo_errors + attacked_errors, "hostile_responses": counts,
         "p95_ratio": round(under["p95_ms"] / alone["p95_ms"], 2), "target_p95_ratio": 2.0}
     write("tenancy", result, output)
@@ -110,15 +111,17 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
 
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--as-hostile":
-        url, key, threads, seconds = sys.argv[2:6]
-        print(json.dumps(hostile(url, key, int(threads), float(seconds))))
+        url, key, threads, seconds, mix = sys.argv[2:7]
+        print(json.dumps(hostile(url, key, int(threads), float(seconds), mix)))
         return
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--hostile-threads", type=int, default=6)
+    parser.add_argument("--mix", choices=("both", "search", "upload"), default="both",
+                        help="what the hostile threads send: searches, uploads, or both (a third upload)")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
-    run(args.seconds, args.hostile_threads, args.output)
+    run(args.seconds, args.hostile_threads, args.output, mix=args.mix)
 
 
 if __name__ == "__main__":

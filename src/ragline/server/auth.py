@@ -6,8 +6,9 @@ decides the owner (``deps.note_owner``): a request naming another gets 403.
 ``AuthFirst`` checks every ``/v1`` request from its headers before any route reads
 the body (FastAPI parses multipart forms before it runs dependencies, so an
 unauthenticated 200 MB upload used to be read in full before its 401); it also
-applies the request-rate quota and, for uploads, the storage quota, so those
-refusals cost no body either. ``tenant_principal`` reuses its result, and does the
+applies the request-rate quota and, for uploads, the upload-bytes and storage
+quotas, so those refusals cost no body either (an admitted upload's body is
+charged to the tenant's upload budget as it arrives). ``tenant_principal`` reuses its result, and does the
 same checks itself when the middleware is absent.
 """
 
@@ -89,6 +90,7 @@ def admit(app: Any, info: ApiKeyInfo, method: str, path: str) -> None:
     quotas = quotas_of(app)
     quotas.admit_request(info.tenant)
     if _is(UPLOADS, method, path):
+        quotas.admit_upload(info.tenant)
         check_free_space(app.state.settings)
         quotas.check_storage(app.state.engine, info.tenant)
 
@@ -149,12 +151,14 @@ class AuthFirst:
                 check_admin_key(app.state.settings, _bearer(scope) or "")
                 state["tenant"] = "(admin)"
             else:
-                info = await run_in_threadpool(authenticate, app.state.engine, _bearer(scope))
-                state["api_key"], state["tenant"] = info, info.tenant
-                await run_in_threadpool(admit, app, info, scope.get("method", ""), path)
+                # One hop to a thread for both (each hop costs a GIL hand-off under load).
+                await run_in_threadpool(_authenticate_and_admit, app, _bearer(scope), scope.get("method", ""),
+                                        path, state)
         except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape
             await _refuse(exc, state, send)
             return
+        if _is(UPLOADS, scope.get("method", ""), path):
+            receive = _charged(receive, quotas_of(app), state["tenant"])
         gate = getattr(app.state, "gate", None)
         if gate is None or scope.get("method") != "POST" or state["tenant"] == "(admin)":
             await self.app(scope, receive, send)
@@ -168,6 +172,24 @@ class AuthFirst:
             await self.app(scope, receive, send)
         finally:
             gate.leave(slot)
+
+
+def _authenticate_and_admit(app: Any, secret: str | None, method: str, path: str, state: dict[str, Any]) -> None:
+    info = authenticate(app.state.engine, secret)
+    state["api_key"], state["tenant"] = info, info.tenant
+    admit(app, info, method, path)
+
+
+def _charged(receive: Receive, quotas: Any, tenant: str) -> Receive:
+    """``receive`` that counts an upload's body bytes against the tenant's upload budget."""
+
+    async def counted() -> dict[str, Any]:
+        message = await receive()
+        if message["type"] == "http.request" and message.get("body"):
+            quotas.charge_upload(tenant, len(message["body"]))
+        return message
+
+    return counted
 
 
 async def _refuse(exc: Exception, state: dict[str, Any], send: Send) -> None:

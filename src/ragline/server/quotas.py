@@ -10,6 +10,12 @@
   gets no new documents (replacing or deleting still works). One accepted
   request can overshoot by what it holds, since its size is known only once
   ingested.
+- Upload bytes per minute: a byte budget per tenant in this process, refilled at
+  ``upload_mb_per_minute`` and holding ten seconds' worth. An upload is admitted
+  while the tenant is not in debt and its body is charged as it arrives, so one big
+  request may take the budget below zero; the tenant's next upload then waits until
+  it has been paid back. Reading, parsing and queueing bodies is work the server
+  does for everyone: this keeps one tenant's flood of uploads from taking it all.
 - Concurrent jobs: capped where workers claim (``Engine.claim_job``), not here.
 """
 
@@ -25,6 +31,9 @@ from .errors import ApiError
 if TYPE_CHECKING:
     from ..engine import Engine
     from ..settings import QuotaSettings
+
+UPLOAD_BURST_S = 10
+"""The upload budget holds this many seconds' worth: a flood is slowed within seconds."""
 
 STORAGE_RETRY_AFTER_S = 60
 """Retry-After of a storage refusal: space comes back only when documents are deleted."""
@@ -47,13 +56,53 @@ class TokenBucket:
         return (1 - self.tokens) / self.rate
 
 
+    def charge(self, amount: float, now: float) -> float:
+        """Take ``amount`` tokens, going into debt if needed: the seconds until the
+        balance is positive again (0 when it still is)."""
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate) - amount
+        self.updated = now
+        return 0.0 if self.tokens > 0 else -self.tokens / self.rate + 1e-3
+
+
 class Quotas:
     """The quota checks of one server process."""
 
     def __init__(self, settings: QuotaSettings) -> None:
         self.settings = settings
         self._buckets: dict[str, tuple[int, TokenBucket]] = {}
+        self._upload_budgets: dict[str, tuple[float, TokenBucket]] = {}
         self._lock = threading.Lock()
+
+    def _upload_budget(self, tenant: str, now: float) -> tuple[float, TokenBucket] | None:
+        mb = self.settings.for_tenant(tenant).upload_mb_per_minute
+        if mb is None:
+            return None
+        held = self._upload_budgets.get(tenant)
+        if held is None or held[0] != mb:
+            per_second = mb * 1024 * 1024 / 60.0
+            held = (mb, TokenBucket(per_second * UPLOAD_BURST_S, per_second, now))
+            self._upload_budgets[tenant] = held
+        return held
+
+    def admit_upload(self, tenant: str) -> None:
+        """429 ``rate_limited`` while the tenant's upload bytes are over its budget."""
+        now = time.monotonic()
+        with self._lock:
+            held = self._upload_budget(tenant, now)
+            wait = 0.0 if held is None else held[1].charge(0, now)
+        if wait > 0:
+            raise ApiError(429, "rate_limited",
+                           f"tenant {tenant!r} is over its {held[0]:g} MB of uploads per minute "  # type: ignore[index]
+                           f"(quotas.upload_mb_per_minute); retry in {math.ceil(wait)} s",
+                           headers={"Retry-After": str(math.ceil(wait))})
+
+    def charge_upload(self, tenant: str, size: int) -> None:
+        """Count ``size`` bytes of an admitted upload's body against the tenant's budget."""
+        now = time.monotonic()
+        with self._lock:
+            held = self._upload_budget(tenant, now)
+            if held is not None:
+                held[1].charge(size, now)
 
     def admit_request(self, tenant: str) -> None:
         """Count one request of the tenant; 429 ``rate_limited`` over its rate."""
