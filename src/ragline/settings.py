@@ -224,6 +224,7 @@ class TenantQuota(BaseModel):
     chunks: int | None = Field(default=None, ge=0)
     stored_mb: float | None = Field(default=None, ge=0)  # chunk text + vectors, as the catalog stores them
     requests_per_minute: int | None = Field(default=None, ge=1)  # per server process (each replica counts its own)
+    upload_mb_per_minute: float | None = Field(default=None, gt=0)  # request bodies of uploads, per server process
     concurrent_jobs: int | None = Field(default=None, ge=1)  # running ingestion jobs, capped when workers claim
 
 
@@ -238,6 +239,9 @@ class QuotaSettings(TenantQuota):
     chunks: int | None = Field(default=10_000_000, ge=0)
     stored_mb: float | None = Field(default=20_480.0, ge=0)
     requests_per_minute: int | None = Field(default=6_000, ge=1)
+    # About 2 MB/s sustained, bursts of ten seconds' worth: above what ingestion can embed
+    # on a small machine, far below what one tenant's flood would cost everyone else.
+    upload_mb_per_minute: float | None = Field(default=120.0, gt=0)
     concurrent_jobs: int | None = Field(default=None, ge=1)
     tenants: dict[str, TenantQuota] = Field(default_factory=dict)
 
