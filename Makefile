@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test bench bench-quality bench-backends bench-conversations bench-followups drills eval clean
+.PHONY: install install-dev run test bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -42,8 +42,14 @@ test: install-dev  ## the whole suite, as CI runs it
 
 bench: install-dev bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
 	$(BIN)/ragline bench
+	$(BIN)/python bench/peers/chart.py  # → docs/measurements/performance.png (peers.json, results.json, backends.json, million.json)
 
-bench-quality: install  ## keyword, dense and every fusion on SciFact and bench/datasets/* (train and test) → bench/quality.{json,md}
+# Not in CI: builds a venv per peer under .bench-venvs/ (torch each; 10–15 min apiece the first time), then runs for 20–40 min on 2 cores.
+# A quick trial: make bench-peers PEERS_ARGS="--limit 500"; one system: PEERS_ARGS="--only ragline,chroma".
+bench-peers: install-dev  ## ragline beside LangChain + Chroma, LlamaIndex, Haystack and txtai on SciFact → bench/peers.{json,md}, the chart
+	exec $(STOP_WITH_MAKE) $(BIN)/python bench/peers/runner.py $(PEERS_ARGS)
+
+bench-quality: install  ## keyword, dense, every fusion, feedback and re-sort options, with latency, on SciFact and bench/datasets/* (train and test) → bench/quality.{json,md}
 	$(BIN)/python bench/quality.py
 
 bench-conversations: install-dev  ## search over a user's past messages (10k, 100k) and the retrieval gate → bench/message_search.md, bench/gate/
@@ -57,6 +63,9 @@ bench-backends: install-dev  ## every store backend side by side (SciFact, 100k 
 	$(BIN)/python bench/backends.py --synthetic 100000 1000000 --synthetic-backends sqlite,postgresql
 	# Qdrant's local mode is brute force in Python: measured at a size it is meant for.
 	$(BIN)/python bench/backends.py --skip-scifact --backends qdrant --synthetic 20000
+
+bench-million: install  ## 1M synthetic chunks on SQLite: load, ANN/tantivy build, recall, p50/p95, RSS (~30 min) → bench/million.{json,md}
+	$(BIN)/python bench/million.py --chunks 1000000
 
 drills: install-dev  ## load, faults, hostile input and tenancy drills → bench/drills/results/*.json (docs/reliability.md)
 	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8

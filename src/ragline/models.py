@@ -17,9 +17,16 @@ def stable_id(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:32]
 
 
-def index_text(title: str | None, text: str) -> str:
-    """What is embedded and keyword-indexed for a chunk: its document's title, then its text."""
-    return f"{title}\n{text}" if title else text
+def index_text(title: str | None, text: str, section: str | None = None) -> str:
+    """What is embedded and keyword-indexed for a chunk: its document's title, its
+    section path (the headings above it, "FAQ > My card was stolen. What do I do?"),
+    then its text. Headings count: an FAQ's question is often only in its heading.
+    A section path that starts with the title does not repeat it."""
+    head = [title] if title else []
+    if section and section != title:
+        prefix = f"{title} > " if title else ""
+        head.append(section[len(prefix):] if prefix and section.startswith(prefix) else section)
+    return "\n".join([*head, text]) if head else text
 
 
 def document_id(scope: Scope, source: str) -> str:

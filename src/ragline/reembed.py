@@ -102,7 +102,7 @@ class Reembedder:
         total = self.store.get_collection(Scope(self.tenant, (self.collection,))).chunks
         done = embedded = 0
         for group in _groups(self.store.catalog.export_documents(self.tenant, self.collection), self.batch):
-            texts = {c.content_hash: index_text(d.record.title, c.text) for d in group for c in d.chunks}
+            texts = {c.content_hash: index_text(d.record.title, c.text, c.section) for d in group for c in d.chunks}
             known = self.cache.get_many(self.embedder.model_id, list(texts), tenant=self.tenant)
             todo = [h for h in texts if h not in known]
             if todo:
@@ -124,7 +124,7 @@ class Reembedder:
             if not stored.chunks or all(c.id in self._indexed for c in stored.chunks):
                 continue
             for chunk in stored.chunks:  # exported chunks carry no terms: the keyword half needs them
-                chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text), ref.config.get("language")))
+                chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text, chunk.section), ref.config.get("language")))
             vectors = np.stack([known[c.content_hash] for c in stored.chunks])
             self.store.index.upsert(ref, stored.owner, stored.record, stored.chunks, vectors)
             self._indexed.update(c.id for c in stored.chunks)

@@ -54,6 +54,9 @@ class EmbedderSettings(BaseModel):
     dimensions: int | None = Field(default=None, ge=1, le=8192)  # output dimensionality (OpenAI v3, Gemini)
     batch_size: int = Field(default=32, ge=1, le=1024)
     threads: int | None = None
+    # Local ONNX models (minilm, local): "int8" quantizes the encoder's MatMuls per channel
+    # (about twice as fast on CPU, cosine >= 0.99 to fp32); "fp32" is the exact graph.
+    precision: Literal["fp32", "int8"] = "fp32"
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0, le=10)
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
@@ -68,15 +71,15 @@ SearchMode = Literal[SEARCH_MODES]  # type: ignore[valid-type]  (Literal of a tu
 
 
 class SearchSettings(BaseModel):
-    """Retrieval. The defaults were chosen on SciFact's train split (docs/quality.md):
-    a convex combination of min-max normalised dense and keyword scores (``weighted``)
-    beat RRF by ~0.017 nDCG@10, and fusing over 500 candidates per list beat 100."""
+    """Retrieval. The defaults were chosen on the train splits of four sets (docs/quality.md):
+    a convex combination of min-max normalised dense and keyword scores (``weighted``,
+    dense weight 0.6) over 500 candidates per list; feedback measured, off by default."""
 
     mode: SearchMode = "hybrid"
     k: int = Field(default=10, ge=1, le=1000)
     fusion: Literal["rrf", "weighted", "dbsf", "adaptive"] = "weighted"  # ragline.retrieve.fusion.FUSIONS
     rrf_k: int = Field(default=60, ge=1)
-    dense_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    dense_weight: float = Field(default=0.6, ge=0.0, le=1.0)  # chosen on four train sets (docs/quality.md)
     overfetch: int = Field(default=500, ge=1, le=10000)
     doc_aggregate: Literal["max", "sum"] = "max"
     # Re-sort the top ``rerank_depth`` hits: by cosine(question, chunk), or with a cross-encoder
@@ -84,6 +87,13 @@ class SearchSettings(BaseModel):
     rerank: Literal["none", "cosine", "cross-encoder"] = "none"
     rerank_model: str | None = None
     rerank_depth: int = Field(default=50, ge=1, le=1000)
+    # Pseudo-relevance feedback (ragline.retrieve.feedback): a second search from the first
+    # one's top ``feedback_docs`` chunks: RM3-like expansion terms (keyword), Rocchio (dense).
+    feedback: Literal["none", "keyword", "dense", "both"] = "none"
+    feedback_docs: int = Field(default=5, ge=1, le=100)
+    feedback_terms: int = Field(default=10, ge=1, le=64)
+    feedback_keyword_weight: float = Field(default=0.3, ge=0.0, le=1.0)  # λ: expansion list's share
+    feedback_dense_weight: float = Field(default=0.5, ge=0.0, le=10.0)  # β: q + β·mean(top vectors)
     # Keyword analysis (stopwords, Snowball stemmer) of new collections, e.g. "spanish" or "es";
     # None: detected from a collection's first document. Kept with the collection once set.
     language: str | None = None
@@ -149,6 +159,12 @@ class AnswerSettings(BaseModel):
     candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
     neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
     drop_unsupported: bool = False  # remove answer sentences the grounding check flags
+    # Abstain when the question names a duration ("5-year") or a name ("Premium Metal")
+    # that no kept source states (answer/constraints.py; measured in docs/answers.md).
+    check_constraints: bool = True
+    # ... and when the best relevance is within this margin of the floor while the
+    # sources hold under half of the question's terms (0: off).
+    lexical_margin: float = Field(default=0.06, ge=0.0, le=1.0)
 
 
 class TracingSettings(BaseModel):
@@ -202,7 +218,13 @@ class StoreSettings(BaseModel):
     pool_size: int = Field(default=10, ge=1, le=200)  # PostgreSQL connections per process
     connect_timeout: float = Field(default=5.0, gt=0, le=120)
     statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
-    ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant)
+    ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant, SQLite's ANN)
+    # SQLite: collections of this many chunks or more are searched through side indexes
+    # (HNSW + tantivy, in <db>.ann/) instead of exact vectors and FTS5 (docs/scaling.md).
+    ann_above: int = Field(default=50_000, ge=1)
+    # SQLite's HNSW search breadth: at a million clustered chunks recall@10 was 0.82 at 100,
+    # 0.976 at 400 (0.85 ms), 0.978 at 800 (docs/scaling.md).
+    ann_ef: int = Field(default=400, ge=10, le=5000)
     qdrant_api_key: str | None = None
     qdrant_prefix: str = Field(default="ragline", pattern=r"^[A-Za-z0-9_-]{1,40}$")
 

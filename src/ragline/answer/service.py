@@ -25,13 +25,14 @@ from ..embed.base import DelegatingEmbedder, Embedder
 from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError
-from ..models import Hit, Scope
+from ..models import Hit, Scope, index_text
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
 from ..tracing import span
+from .constraints import MIN_COVERAGE, WEAK, missing_constraints, term_coverage
 from .context import ContextBuilder, RAGContext
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 
 NOTHING_FOUND = "I could not find anything about this in the knowledge base."
 NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
+# The sources are about the question's topic but none states its constraint (constraints.py).
+NOT_MENTIONED = "The knowledge base does not seem to contain the answer to this question: it says nothing about {}."
 
 Event = dict[str, Any]
 
@@ -175,7 +178,8 @@ class Answerer:
         missing = [h for h in hits if h.chunk_id not in stored]
         if missing:
             try:
-                vectors = (memo or self.embedder).embed_documents([h.text for h in missing])
+                vectors = (memo or self.embedder).embed_documents([index_text(h.title, h.text, h.section)
+                                                                   for h in missing])
             except EmbedderError as exc:  # the embedder broke after the query: answer without these
                 log.warning("relevance of %d hits unknown: %s", len(missing), exc)
             else:
@@ -218,6 +222,7 @@ class Answerer:
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
+        missing = self._unmet(turn.query if turn is not None and turn.query else question, context, floor)
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
@@ -226,6 +231,12 @@ class Answerer:
             answer.answer = NOTHING_FOUND if not result.hits else NOT_RELEVANT
             if best is not None and floor is not None and result.hits:
                 log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
+            yield {"type": "delta", "text": answer.answer}
+        elif missing:  # on topic, but the asked-for duration or name is nowhere in the sources
+            log.info("abstained: %s", ", ".join(missing))
+            answer.abstained, answer.generator = True, "none"
+            named = [m for m in missing if m != WEAK]
+            answer.answer = NOT_MENTIONED.format(", ".join(f"“{m}”" for m in named)) if named else NOT_RELEVANT
             yield {"type": "delta", "text": answer.answer}
         elif context.sources:
             yield from self._generate(question, context, generator, memo, answer, streaming, turn)
@@ -276,6 +287,25 @@ class Answerer:
         answer.answer, answer.grounding = checker.check(text, context,
                                                         drop_unsupported=self.settings.answer.drop_unsupported)
         answer.citations = _citations(answer, context)
+
+    def _unmet(self, question: str, context: RAGContext, floor: float | None) -> list[str]:
+        """Why the kept sources do not answer ``question`` although they cleared the
+        floor: the constraints (durations, names) no source meets, or ``WEAK`` when
+        the best relevance is within ``answer.lexical_margin`` of the floor and the
+        sources hold under half of the question's terms (constraints.py); [] when
+        they answer it, the checks are off or there are no sources."""
+        settings = self.settings.answer
+        if not settings.check_constraints or not context.sources:
+            return []
+        evidence = [index_text(s.title, s.text, s.section) for s in context.sources]
+        missing = missing_constraints(question, evidence)
+        if missing:
+            return missing
+        best = max((s.relevance for s in context.sources if s.relevance is not None), default=None)
+        if (floor is not None and best is not None and best < floor + settings.lexical_margin
+                and term_coverage(question, evidence) < MIN_COVERAGE):
+            return [WEAK]
+        return []
 
     def _doc_chunks(self, scope: Scope, hit: Hit) -> list[Hit]:
         ids = [(cid, 0.0) for cid in self.store.document_chunk_ids(scope, hit.doc_id)]

@@ -1,27 +1,67 @@
 """The ``ragline`` command line. Each module registers its commands on ``app``;
-data goes to stdout, messages and progress to stderr."""
+data goes to stdout, messages and progress to stderr.
+
+Modules load lazily: ``main()`` imports only the module that defines the command
+being run (plus ``remote``, whose callback holds the global ``--server`` /
+``--key`` options), so ``ragline search`` does not pay for the server, the MCP
+SDK or the evaluation code. ``ragline --help``, an unknown command, and
+``from ragline.cli import app`` load every module (the full command list)."""
 
 from __future__ import annotations
 
-from . import (
-    answer,  # noqa: F401  (ask)
-    chat,  # noqa: F401  (chat, conversation …)
-    core,  # noqa: F401  (ingest, sync, search, status)
-    evaluate,  # noqa: F401
-    mcp,  # noqa: F401  (mcp: the MCP server over stdio)
-    models,  # noqa: F401  (models install, models status)
-    reembed,  # noqa: F401  (reembed)
-    remote,  # noqa: F401  (--server URL --key KEY: ingest, search, ask against a server)
-    server,  # noqa: F401  (serve, worker, tenant, key, jobs)
-    store,  # noqa: F401  (migrate)
-    transactions,  # noqa: F401  (import transactions, connect truelayer)
-    usage,  # noqa: F401  (usage, stats)
-)
-from .common import app
+import importlib
+import sys
+from typing import Any
+
+# Module of each top-level command or command group (tests check this is complete).
+COMMANDS = {
+    "ask": "answer",
+    "chat": "chat", "conversation": "chat",
+    "ingest": "core", "sync": "core", "search": "core", "status": "core",
+    "eval": "evaluate", "bench": "evaluate",
+    "mcp": "mcp",
+    "models": "models",
+    "reembed": "reembed",
+    "serve": "server", "worker": "server", "jobs": "server", "tenant": "server", "key": "server",
+    "migrate": "store", "reindex": "store",
+    "import": "transactions", "connect": "transactions",
+    "usage": "usage", "stats": "usage",
+}
+MODULES = ("answer", "chat", "core", "evaluate", "mcp", "models", "reembed", "remote", "server", "store",
+           "transactions", "usage")
+_GLOBAL_OPTIONS_WITH_VALUE = ("--server", "--key")  # remote's callback options
+
+
+def load(*modules: str):
+    """Import the named command modules (all of them by default); the Typer app."""
+    for name in modules or MODULES:
+        importlib.import_module(f"{__name__}.{name}")
+    from .common import app
+
+    return app
+
+
+def command_in(argv: list[str]) -> str | None:
+    """The command word of a ``ragline`` argument list (after the global options)."""
+    args = iter(argv)
+    for arg in args:
+        if arg in _GLOBAL_OPTIONS_WITH_VALUE:
+            next(args, None)
+        elif not arg.startswith("-"):
+            return arg
+    return None
 
 
 def main() -> None:
+    module = COMMANDS.get(command_in(sys.argv[1:]) or "")
+    app = load("remote", module) if module is not None else load()
     app()
 
 
-__all__ = ["app", "main"]
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return load()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["COMMANDS", "app", "command_in", "load", "main"]

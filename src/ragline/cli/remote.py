@@ -12,17 +12,19 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..client import Client, Delta, Done, Restart
 from ..errors import ConfigError
 from ..ingest.discover import discover
 from ..models import Hit, Scope
 from ..retrieve.search import SearchResult
 from ..settings import Settings
 from .common import app, err
+
+if TYPE_CHECKING:  # the client (httpx) is imported only when --server is given
+    from ..client import Client
 
 REMOTE_COMMANDS = ("ingest", "search", "ask")
 _HIT_FIELDS = {f.name for f in fields(Hit)}
@@ -49,6 +51,8 @@ def remote_options(
     if not key:
         err.print("[red]error:[/red] --server needs --key (or RAGLINE_API_KEY): a tenant API key")
         raise typer.Exit(2)
+    from ..client import Client
+
     _remote = Client(server, key, timeout=300)
     ctx.call_on_close(_remote.close)
 
@@ -98,6 +102,8 @@ class RemoteAnswerStream:
         self.answer: RemoteAnswer | None = None
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
+        from ..client import Delta, Done, Restart
+
         for event in self._events:
             if isinstance(event, Delta):
                 yield {"type": "delta", "text": event.text}

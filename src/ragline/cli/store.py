@@ -1,4 +1,4 @@
-"""Store commands: migrate."""
+"""Store commands: migrate, reindex."""
 
 from __future__ import annotations
 
@@ -30,3 +30,23 @@ def migrate(
     err.print(f"copied to {redact(to)}: {r.tenants} tenant(s), {r.collections} collection(s), "
               f"{r.documents} document(s) with {r.chunks} chunks ({r.documents_unchanged} already there), "
               f"{r.keys} key(s), {r.jobs} job(s)")
+
+
+@app.command()
+def reindex(
+    tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="Only this tenant's collections.")] = None,
+    as_json: AsJson = False,
+) -> None:
+    """Rebuild the search side indexes of large SQLite collections (HNSW and tantivy, in
+    <db>.ann/) from the catalog. Searching rebuilds a missing or damaged one by itself;
+    this does it now, e.g. after restoring a backup. Other backends: nothing to do."""
+    with _engine() as engine:
+        report = engine.store.rebuild_indexes(tenant)
+    if as_json:
+        _print_json(report)
+        return
+    for row in report:
+        err.print(f"{row['tenant']}/{row['collection']}: {row['chunks']} chunks, {row['dense']} in the vector index, "
+                  f"{row['keyword']} in the keyword index")
+    if not report:
+        err.print("no side index to rebuild (no SQLite collection at or above store.ann_above chunks)")

@@ -30,6 +30,8 @@ import numpy as np
 from ragline.embed import check_vectors
 from ragline.errors import ConfigError, EmbedderError
 
+from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
+
 # Bump when the graph layout changes so stale cached models are not reused.
 GRAPH_VERSION = "fused-v1"
 _SORT_WINDOW = 4096  # texts tokenized and length-sorted together
@@ -155,11 +157,14 @@ class BertEmbedder:
 
     def __init__(self, model_dir: Path | None, *, model_id: str, dimension: int, batch_size: int = 32,
                  threads: int | None = None, cache_dir: Path | None = None, pooling: str = "mean",
-                 query_prefix: str = "", passage_prefix: str = "", max_seq_length: int = 256) -> None:
+                 query_prefix: str = "", passage_prefix: str = "", max_seq_length: int = 256,
+                 precision: str = "fp32") -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         if pooling not in POOLINGS:
             raise EmbedderError(f"{model_id}: pooling {pooling!r} is not supported; one of: {', '.join(POOLINGS)}")
+        if precision not in PRECISIONS:
+            raise ConfigError(f"embedder.precision {precision!r} is not supported; one of: {', '.join(PRECISIONS)}")
         self._model_dir = Path(model_dir) if model_dir is not None else None
         self.model_id = model_id
         self.dimension = dimension
@@ -170,6 +175,7 @@ class BertEmbedder:
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
         self.max_seq_length = max_seq_length
+        self.precision = precision
         self._lock = threading.Lock()
         self._session = None
         self._inputs: dict[str, str] = {}
@@ -226,14 +232,34 @@ class BertEmbedder:
                 raise EmbedderError(f"failed to load {self.model_id} from {model_dir}: {exc}") from exc
             return self._session
 
-    def _model_bytes(self, model_dir: Path, cfg: dict) -> bytes:
+    def _model_source(self, model_dir: Path, cfg: dict) -> str | bytes:
+        """What ORT loads: a cached graph file's path (mapped, not copied into Python)
+        or, without a cache dir, the serialized graph."""
         exported = onnx_file(model_dir)
         weights = model_dir / "model.safetensors"
         if exported is not None and not weights.is_file():
-            return exported.read_bytes()
-        if cfg.get("model_type", "bert") != "bert":
+            source = exported
+        elif cfg.get("model_type", "bert") != "bert":
             raise EmbedderError(f"{self.model_id}: model_type {cfg.get('model_type')!r} from safetensors is not "
                                 "supported (BERT only); export it to onnx/model.onnx")
+        else:
+            source = self._fp32_graph(weights, cfg)
+        if self.precision == "fp32":
+            return str(source) if isinstance(source, Path) else source
+        # int8: cached beside the fp32 graph, keyed by its content and the recipe.
+        fp32 = source.read_bytes() if isinstance(source, Path) else source
+        if self.cache_dir is None:
+            return quantize_graph(fp32)
+        digest = hashlib.sha256(fp32).hexdigest()[:16]
+        cached = self.cache_dir / f"{self.cache_prefix}-{digest}-{QUANT_VERSION}.onnx"
+        if not cached.is_file():
+            write_atomic(cached, quantize_graph(fp32))
+            if not cached.is_file():  # a read-only cache dir
+                return quantize_graph(fp32)
+        return str(cached)
+
+    def _fp32_graph(self, weights: Path, cfg: dict) -> Path | bytes:
+        """The fused fp32 graph built from safetensors: its cached file, or bytes."""
         cached = None
         if self.cache_dir is not None:
             digest = hashlib.sha256()
@@ -242,17 +268,16 @@ class BertEmbedder:
                     digest.update(chunk)
             cached = self.cache_dir / f"{self.cache_prefix}-{digest.hexdigest()[:16]}-{GRAPH_VERSION}.onnx"
             if cached.is_file():
-                return cached.read_bytes()
+                return cached
         data = build_bert_graph(read_safetensors(weights), cfg).SerializeToString()
         if cached is not None:
-            try:  # best effort: a read-only cache dir must not break embedding
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                tmp = cached.with_suffix(f".tmp{os.getpid()}")
-                tmp.write_bytes(data)
-                os.replace(tmp, cached)
-            except OSError:
-                pass
+            write_atomic(cached, data)
         return data
+
+    def _model_bytes(self, model_dir: Path, cfg: dict) -> bytes:
+        """The serialized graph ORT runs (for tools and tests)."""
+        source = self._model_source(model_dir, cfg)
+        return Path(source).read_bytes() if isinstance(source, str) else source
 
     def _make_session(self, model_dir: Path, cfg: dict):
         import onnxruntime as ort
@@ -263,7 +288,7 @@ class BertEmbedder:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.log_severity_level = 3
-        return ort.InferenceSession(self._model_bytes(model_dir, cfg), opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(self._model_source(model_dir, cfg), opts, providers=["CPUExecutionProvider"])
 
     # -- public API ------------------------------------------------------
     @property

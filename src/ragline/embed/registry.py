@@ -64,7 +64,8 @@ class EmbedderSpec:
 def _minilm(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
     from .minilm import MiniLMEmbedder
 
-    return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads, cache_dir=cache_dir)
+    return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads, cache_dir=cache_dir,
+                          precision=settings.precision)
 
 
 def _hashing(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):

@@ -79,26 +79,65 @@ def clustered_vectors(n: int, dim: int, clusters: int, seed: int = 0, *, intrins
     return out
 
 
+def synthetic_texts(sentences: list[str], n: int, *, per_chunk: int = 3,
+                    seed: int = 1) -> tuple[list[str], list[str]]:
+    """``n`` chunk texts of ``per_chunk`` real sentences drawn at random, and their
+    analysed terms: chunk-sized text whose term statistics look like a real corpus's
+    (cycling whole sentences would repeat every posting list n / len(sentences) times)."""
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(0, len(sentences), (n, per_chunk))
+    analysed = [" ".join(analyze(s)) for s in sentences]
+    return ([" ".join(sentences[j] for j in row) for row in picks],
+            [" ".join(analysed[j] for j in row) for row in picks])
+
+
+def synthetic_doc_id(scope: Scope, d: int, owner: str | None = None) -> str:
+    return stable_id(scope.tenant, scope.collection, owner or "", f"doc{d}")
+
+
 def synthetic_load(store: Store, scope: Scope, vectors: np.ndarray, texts: list[str], *, per_doc: int = 100,
-                   log: Log = print) -> float:
+                   owner_every: int = 0, terms: list[str] | None = None, log: Log = print) -> float:
     """Write precomputed vectors (no embedding) as documents of ``per_doc`` chunks whose
-    text cycles through ``texts`` (real sentences, for the keyword side); returns seconds."""
+    text cycles through ``texts`` (real sentences, for the keyword side); returns seconds.
+    With ``owner_every`` n, every n-th document (d % n == 1) is private to owner "alice";
+    each document has metadata ``{"bucket": d % 10}`` for filtered-search figures.
+    ``terms``, when given, are the texts' analysed terms (``synthetic_texts`` can pass
+    them, analysed once per sentence)."""
     store.ensure_collection(scope, model_id="synthetic/clustered", dimension=vectors.shape[1])
     started = time.perf_counter()
     for d, start in enumerate(range(0, len(vectors), per_doc)):
-        doc_id = stable_id(scope.tenant, scope.collection, "", f"doc{d}")
+        owner = "alice" if owner_every and d % owner_every == 1 else None
+        doc_scope = Scope(scope.tenant, scope.collections, owner)
+        doc_id = synthetic_doc_id(scope, d, owner)
         chunks = []
         for i in range(start, min(len(vectors), start + per_doc)):
             text = texts[i % len(texts)]
+            words = terms[i % len(terms)] if terms else " ".join(analyze(text))
             chunks.append(ChunkRecord(id=stable_id(doc_id, str(i)), position=i - start, text=text,
-                                      content_hash=content_hash(text), start=0, end=len(text),
-                                      terms=" ".join(analyze(text))))
+                                      content_hash=content_hash(text), start=0, end=len(text), terms=words))
         record = DocumentRecord(id=doc_id, source=f"doc{d}", origin=None, title=None, media_type="text/plain",
-                                content_hash=str(d))
-        store.put_document(scope, record, chunks, vectors[start:start + per_doc])
+                                content_hash=str(d), metadata={"bucket": d % 10})
+        store.put_document(doc_scope, record, chunks, vectors[start:start + per_doc])
         if d and d % 500 == 0:
             log(f"  {start + per_doc:,} chunks in {time.perf_counter() - started:.0f} s")
     return time.perf_counter() - started
+
+
+def dense_recall(store: Store, scope: Scope, vectors: np.ndarray, ids: list[str], probes: np.ndarray,
+                 visible: np.ndarray | None = None, filters: dict | None = None, k: int = 10) -> float:
+    """Mean recall@k of ``store.dense_search`` against exact search over the rows the
+    query may see (``visible``, a boolean mask over ``vectors``; None: all)."""
+    rows = np.arange(len(vectors)) if visible is None else np.flatnonzero(visible)
+    out = []
+    for probe in probes:
+        scores = vectors @ probe  # then pick the visible rows: no copy of the matrix per probe
+        if visible is not None:
+            scores = scores[rows]
+        top = min(k, len(rows))
+        exact = {ids[rows[i]] for i in np.argpartition(-scores, top - 1)[:top]}
+        found = {cid for cid, _ in store.dense_search(scope, probe, k, filters)}
+        out.append(len(exact & found) / max(1, top))
+    return round(float(np.mean(out)), 4)
 
 
 def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str], *, dim: int = 384,
@@ -112,7 +151,7 @@ def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str
     store = open_store(settings, url)
     try:
         seconds = synthetic_load(store, scope, vectors, texts, log=log)
-        ids = [stable_id(stable_id(scope.tenant, scope.collection, "", f"doc{i // 100}"), str(i)) for i in range(n)]
+        ids = [stable_id(synthetic_doc_id(scope, i // 100), str(i)) for i in range(n)]
         recalls, dense_ms, hybrid_ms = [], [], []
         for q, probe in enumerate(probes):
             exact = {ids[i] for i in np.argpartition(-(vectors @ probe), 10)[:10]}

@@ -9,7 +9,11 @@ to ``bench/results.json`` and a readable ``bench/results.md``.
 - embedding throughput of the local model on N chunks of the corpus, beside
   sentence-transformers fp32 on the same texts when a Python that has it is
   given (``--reference-python``) or it is importable here; otherwise the record
-  says "not installed".
+  says "not installed";
+- the precision presets side by side (``presets``): the exact fp32 encoder and the
+  int8 one, each ingesting the corpus in its own process and fresh home (wall
+  seconds, peak RSS of that process, hybrid nDCG@10 on the same queries), so the
+  fast preset's quality bound is checked by the same command.
 """
 
 from __future__ import annotations
@@ -110,8 +114,50 @@ def _reference(texts: list[str], ours: np.ndarray, ours_rate: float, python: Pat
             "cosine_min": round(float(cosine.min()), 6), "cosine_mean": round(float(cosine.mean()), 6)}
 
 
+def _preset_run(dataset_dir: Path, precision: str, models: Path, log: Log) -> dict[str, Any]:
+    """``ragline eval`` (hybrid) in a child process with ``embedder.precision``; its
+    ingest seconds, peak RSS (wait4's, this child only) and nDCG@10."""
+    with tempfile.TemporaryDirectory(prefix=f"ragline-bench-{precision}-") as home:
+        (Path(home) / "models").symlink_to(models.resolve(), target_is_directory=True)  # built graphs are reused
+        env = dict(os.environ, RAGLINE_HOME=home, RAGLINE_EMBEDDER__PRECISION=precision)
+        log(f"bench: preset {precision}: ingest + hybrid eval in a child process…")
+        started = time.perf_counter()
+        with tempfile.TemporaryFile("w+") as errors:
+            child = subprocess.Popen([sys.executable, "-c", "from ragline.cli import main; main()", "eval",
+                                      str(dataset_dir), "--mode", "hybrid", "--json"],
+                                     stdout=subprocess.PIPE, stderr=errors, env=env, text=True)
+            with child.stdout:  # type: ignore[union-attr]
+                stdout = child.stdout.read()  # type: ignore[union-attr]
+            _, status, usage = os.wait4(child.pid, 0)  # reaped here: Popen.wait would lose the rusage
+            child.returncode = os.waitstatus_to_exitcode(status)
+            errors.seek(0)
+            stderr = errors.read()
+        seconds = time.perf_counter() - started
+    if child.returncode != 0:
+        tail = (stderr or stdout).strip().splitlines()[-1:] or ["no output"]
+        return {"status": "failed", "error": tail[0]}
+    row = json.loads(stdout)
+    return {"status": "measured", "ingest_seconds": round(row["ingest_seconds"], 2),
+            "process_seconds": round(seconds, 2), "ndcg@10": row["ndcg@10"], "recall@100": row["recall@100"],
+            "peak_rss_mb": round(usage.ru_maxrss / 1024, 1)}
+
+
+def run_presets(settings: Settings, dataset_dir: Path, log: Log = print) -> dict[str, Any]:
+    """fp32 (exact) and int8 (fast) side by side; the quality gap the issue bounds at 0.005."""
+    if settings.embedder.name not in ("minilm", "local"):
+        return {"status": f"not applicable (embedder {settings.embedder.name})"}
+    models = settings.home / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    runs = {precision: _preset_run(dataset_dir, precision, models, log) for precision in ("fp32", "int8")}
+    fp32, int8 = runs["fp32"], runs["int8"]
+    if fp32["status"] == int8["status"] == "measured":
+        runs["ndcg_gap"] = round(fp32["ndcg@10"] - int8["ndcg@10"], 4)
+        runs["ingest_speedup"] = round(fp32["ingest_seconds"] / int8["ingest_seconds"], 2)
+    return runs
+
+
 def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path | None = None,
-              embed_texts: int = 2000, log: Log = print) -> dict[str, Any]:
+              embed_texts: int = 2000, presets: bool = True, log: Log = print) -> dict[str, Any]:
     """Measure everything listed in the module docstring; returns the results.json dict."""
     dataset = load_dataset(dataset_dir, "test")
     results: dict[str, Any] = {
@@ -176,6 +222,8 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
             else:
                 embedding["sentence_transformers"] = {"status": f"not applicable (embedder {settings.embedder.name})"}
             results["embedding"] = embedding
+            if presets:
+                results["presets"] = run_presets(settings, dataset_dir, log)
             results["machine"]["load_average_1m_after"] = round(os.getloadavg()[0], 2)
         finally:
             runner.close()
@@ -224,6 +272,20 @@ def render_markdown(results: dict[str, Any]) -> str:
                      f"ragline ÷ ST = {ref['ratio_ragline_over_st']} | {ref['cosine_min']} / {ref['cosine_mean']} |")
     else:
         lines.append(f"| sentence-transformers | {ref.get('status')} {ref.get('error', '')} | | | |")
+    presets = results.get("presets")
+    if presets and "fp32" in presets:
+        lines += ["", "## Precision presets (each in its own process and fresh home, hybrid, test split)", "",
+                  "| preset | ingest s | peak RSS MB | nDCG@10 | recall@100 |", "| --- | ---: | ---: | ---: | ---: |"]
+        for name in ("fp32", "int8"):
+            row = presets[name]
+            if row["status"] == "measured":
+                lines.append(f"| {name} | {row['ingest_seconds']} | {row['peak_rss_mb']} | {row['ndcg@10']} | "
+                             f"{row['recall@100']} |")
+            else:
+                lines.append(f"| {name} | {row['status']}: {row.get('error', '')} | | | |")
+        if "ndcg_gap" in presets:
+            lines += ["", (f"int8 is {presets['ingest_speedup']}× the fp32 ingest speed; nDCG@10 gap "
+                           f"(fp32 − int8) {presets['ndcg_gap']} (bound: 0.005).")]
     return "\n".join(lines) + "\n"
 
 

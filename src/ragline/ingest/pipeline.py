@@ -227,7 +227,7 @@ class Ingestor:
         vectors: list[np.ndarray | None] = []
         occurrences: dict[str, int] = {}
         for chunk in chunks:
-            text = index_text(document.title, chunk.text)
+            text = index_text(document.title, chunk.text, chunk.section)
             chash = content_hash(text)
             occurrences[chash] = occurrences.get(chash, 0) + 1
             records.append(ChunkRecord(
@@ -271,10 +271,10 @@ class Ingestor:
         for entry in pending:
             for chunk, vector in zip(entry.chunks, entry.vectors):
                 if vector is None:
-                    wanted[chunk.content_hash] = index_text(entry.record.title, chunk.text)
+                    wanted[chunk.content_hash] = index_text(entry.record.title, chunk.text, chunk.section)
         if not wanted:
             return
-        model = self.embedder.model_id
+        model = cache_model_key(self.embedder)
         known = self.cache.get_many(model, list(wanted), tenant=tenant) if self.cache else {}
         # Sorted by length, like the embedder's own batches: similar lengths, little padding.
         todo = sorted((h for h in wanted if h not in known), key=lambda h: len(wanted[h]))
@@ -304,6 +304,15 @@ class Ingestor:
                     continue
                 stale.append(doc.id)
         return self.store.delete_documents(Scope(scope.tenant, (scope.collection,), scope.owner), stale)
+
+
+def cache_model_key(embedder: Embedder) -> str:
+    """The embedding cache's model key: the model id, plus the precision when a local
+    model runs quantized (its vectors differ slightly from the exact ones, and a
+    collection embedded with one precision must not be filled from the other)."""
+    inner = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
+    precision = getattr(inner, "precision", "fp32")
+    return embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}"
 
 
 def _file_name(origin: str | None, documents: Sequence[Document]) -> str:

@@ -109,7 +109,7 @@ class CrossEncoderReranker:
 
     def rerank(self, query: str, query_vector: np.ndarray | None, hits: list[Hit], scope: Scope) -> list[Hit]:
         try:
-            scores = self.scores(query, [index_text(h.title, h.text) for h in hits])
+            scores = self.scores(query, [index_text(h.title, h.text, h.section) for h in hits])
         except Exception as exc:  # noqa: BLE001  (onnxruntime and tokenizers raise plain Exceptions)
             log.warning("cross-encoder rerank failed, search order kept: %s: %s", type(exc).__name__, exc)
             return hits

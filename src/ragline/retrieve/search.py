@@ -18,6 +18,7 @@ from ..store.facade import ScopedSearch
 from ..store.filters import Filters
 from ..tracing import span, traced
 from .analyzer import DEFAULT_LANGUAGE, query_terms
+from .feedback import dense_feedback, keyword_feedback
 from .fusion import fuse
 from .rerank import Reranker
 
@@ -95,6 +96,11 @@ class Searcher:
                 scored = self._fuse(dense, keyword)
         else:
             scored = dense if mode == "dense" else keyword
+        if self.settings.feedback != "none" and scored:
+            started = time.perf_counter()
+            with span("feedback", kind=self.settings.feedback):
+                scored = self._feedback(query, searches, scope, mode, vector, dense, keyword, scored, depth)
+            timings["feedback"] = (time.perf_counter() - started) * 1000
         if threshold is not None:  # a cosine in every mode, never a fused rank score or a BM25 score
             scored, vector, degraded = self._above(threshold, query, vector, dense, scored, scope, degraded)
         pause_point()
@@ -131,6 +137,25 @@ class Searcher:
             cosine.update((chunk_id, float(np.dot(v, vector))) for chunk_id, v in stored.items())
         return [pair for pair in scored if cosine.get(pair[0], -2.0) >= threshold], vector, degraded
 
+    def _feedback(self, query: str, searches: ScopedSearch, scope: Scope, mode: str, vector: np.ndarray | None,
+                  dense: list[tuple[str, float]], keyword: list[tuple[str, float]], scored: list[tuple[str, float]],
+                  depth: int) -> list[tuple[str, float]]:
+        """The first pass's best chunks (``scored``) searched again as ``search.feedback``
+        says (ragline.retrieve.feedback); a kind that needs a list this mode lacks is skipped.
+        The threshold and the reranker still judge by the question's own vector."""
+        s, kind = self.settings, self.settings.feedback
+        if kind in ("keyword", "both") and mode in ("keyword", "hybrid"):
+            language = keyword_language(searches)
+            keyword = keyword_feedback(self.store, scope, searches, query_terms(query, language=language), scored,
+                                       keyword, depth, docs=s.feedback_docs, n_terms=s.feedback_terms,
+                                       weight=s.feedback_keyword_weight, language=language)
+        if kind in ("dense", "both") and mode in ("dense", "hybrid") and vector is not None:
+            dense, _ = dense_feedback(self.store, scope, searches, vector, scored, depth, docs=s.feedback_docs,
+                                      weight=s.feedback_dense_weight)
+        if mode == "hybrid":
+            return self._fuse(dense, keyword)
+        return dense if mode == "dense" else keyword
+
     def _fuse(self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """The dense and keyword lists fused as ``search.fusion`` says."""
         return fuse(self.settings.fusion, dense, keyword, dense_weight=self.settings.dense_weight,
@@ -148,3 +173,9 @@ def _keyword(searches: ScopedSearch, query: str, k: int) -> list[tuple[str, floa
     for language, refs in by_language.items():
         merged += replace(searches, collections=refs).keyword(query_terms(query, language=language), k)
     return sorted(merged, key=lambda pair: -pair[1])[:k]
+
+
+def keyword_language(searches: ScopedSearch) -> str:
+    """The searched collections' keyword language when they share one, else the default."""
+    languages = {ref.config.get("language") or DEFAULT_LANGUAGE for ref in searches.collections}
+    return languages.pop() if len(languages) == 1 else DEFAULT_LANGUAGE

@@ -79,6 +79,12 @@ class Store:
     def list_collections(self, tenant: str) -> list[CollectionInfo]:
         return self.catalog.list_collections(tenant)
 
+    def rebuild_indexes(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Rebuild derived search indexes from the catalog now (SQLite's side indexes of
+        large collections; other backends keep their own indexes and report nothing)."""
+        rebuild = getattr(self.index, "rebuild_side_indexes", None)
+        return rebuild(tenant) if rebuild is not None else []
+
     def delete_collection(self, scope: Scope) -> None:
         for ref in self.catalog.delete_collection(scope):
             if self.index.external:

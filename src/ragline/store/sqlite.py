@@ -1,7 +1,9 @@
 """The embedded default store: SQLite (WAL) as catalog, admin tables and search
 index in one file. Keyword search is one FTS5 table per collection; dense search
 is an in-memory vector matrix per collection, rebuilt from SQLite whenever the
-collection's version moves (exact cosine).
+collection's version moves (exact cosine). Collections of ``store.ann_above`` chunks
+or more are searched through HNSW and tantivy side indexes in ``<db>.ann/`` instead
+(``sqlite_side``), kept in step with these tables, which stay the system of record.
 
 Keyword statistics (IDF, average length) are per collection, so one tenant's
 text never shifts another tenant's scores. Paired with an external index
@@ -31,6 +33,7 @@ from .sqlite_conn import SQLiteConnections
 from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
 from .sqlite_records import SQLiteRecords
 from .sqlite_search import SQLiteSearch
+from .sqlite_side import SideIndexes
 from .sqlite_usage import SQLiteUsage
 from .types import (
     ChunkRecord,
@@ -106,7 +109,7 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
-    def __init__(self, path: Path | str, *, index: bool = True) -> None:
+    def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400) -> None:
         self.path = Path(path)
         self.index_enabled = index
         try:
@@ -114,7 +117,9 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
         except OSError as exc:
             raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
         self._local = threading.local()
-        self._init_search()
+        # Collections of ann_above chunks or more: HNSW + tantivy side indexes beside the file (sqlite_side).
+        self._init_search(SideIndexes(self.path, self._read, ann_above=ann_above, ef_search=ef_search)
+                          if index else None)
         try:
             conn = self._conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
@@ -231,7 +236,7 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
                 conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
                 conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
-        self._forget([row_id(ref) for ref in refs])
+        self._forget([row_id(ref) for ref in refs], [ref.key for ref in refs])
         return refs
 
     # -- documents -----------------------------------------------------------
@@ -466,5 +471,6 @@ def open_backend(url: str | None, settings: Any) -> Any:
     from . import sqlite_path
     from .facade import Store
 
-    store = SQLiteStore(sqlite_path(url, settings))
+    store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
+                        ef_search=settings.store.ann_ef)
     return Store(store, store, store, url=str(store.path))

@@ -1,7 +1,13 @@
 """SQLite's ``SearchIndex`` read half: exact dense search over an in-memory float32
 matrix per collection, rebuilt from the ``chunks`` table whenever the collection's
 version moves, and BM25 keyword search over its FTS5 table. A mixin for
-``SQLiteStore`` (it uses the store's ``_read``)."""
+``SQLiteStore`` (it uses the store's ``_read``).
+
+Collections of at least ``store.ann_above`` chunks are searched through side
+indexes instead (``sqlite_side``: HNSW for dense, tantivy for keyword), without the
+matrix. Their hits are labelled by rowid and read back through the catalog here
+with the scope's tenant, collection, owner and filters, so nothing a side index
+holds can widen what a scope sees."""
 
 from __future__ import annotations
 
@@ -16,7 +22,10 @@ from ..models import Scope
 from .filters import Filter
 from .sql import check_ref, owner_visibility, row_id
 from .sqlite_filters import compile_sqlite
+from .sqlite_side import SideIndexes, Snapshot
 from .types import CollectionRef
+
+EXACT_VISIBLE = 2_000  # at most this many visible rows: exact over them (read by rowid) beats a filtered graph walk
 
 
 @dataclass
@@ -42,15 +51,45 @@ class SQLiteSearch:
 
     _read: Callable[..., list[tuple]]  # SQLiteStore's
 
-    def _init_search(self) -> None:
+    def _init_search(self, side: SideIndexes | None = None) -> None:
         self._indexes: dict[int, _VectorIndex] = {}  # collection row id → its matrix
         self._index_lock = threading.Lock()
+        self._side = side  # None: exact search at every size
 
-    def _forget(self, cids: list[int]) -> None:
-        """Drop deleted collections' matrices (a re-created one may reuse the row id)."""
+    def _forget(self, cids: list[int], uids: list[str] | None = None) -> None:
+        """Drop deleted collections' matrices (a re-created one may reuse the row id) and side indexes."""
         with self._index_lock:
             for cid in cids:
                 self._indexes.pop(cid, None)
+        if self._side is not None:
+            self._side.forget(cids, uids)
+
+    def _collection_state(self, cid: int) -> tuple[tuple[int, float], str, str, int]:
+        """(version, uid, model id, dimension). SQLite may reuse a deleted collection's id;
+        the creation time tells them apart even when another process did the delete."""
+        version, created, uid, model, dim = self._read(
+            "SELECT version, created, uid, model_id, dimension FROM collections WHERE id = ?", (cid,))[0]
+        return (version, created), str(uid), model, dim
+
+    def _large(self, cid: int) -> tuple[tuple[int, float], str, str, int] | None:
+        """The collection's state when its side indexes serve it, else None."""
+        if self._side is None:
+            return None
+        state = self._collection_state(cid)
+        return state if self._side.large(cid, state[0]) else None
+
+    def rebuild_side_indexes(self, tenant: str | None = None) -> list[dict]:
+        """Rebuild every large collection's side indexes (of one tenant, or all) from the
+        catalog; returns one line per collection rebuilt (``ragline store reindex``)."""
+        out = []
+        where, params = (" WHERE tenant = ?", [tenant]) if tenant else ("", [])
+        for cid, name, owner_tenant in self._read(f"SELECT id, name, tenant FROM collections{where} ORDER BY id",
+                                                  params):
+            state = self._large(cid)
+            if state is not None:
+                out.append({"tenant": owner_tenant, "collection": name,
+                            **self._side.rebuild(cid, state[0], state[1], state[2], state[3])})
+        return out
 
     # -- search (SearchIndex) ------------------------------------------------
     def _vector_index(self, cid: int) -> _VectorIndex:
@@ -77,10 +116,13 @@ class SQLiteSearch:
 
     def _allowed_rowids(self, scope: Scope, cid: int, filters: Filter) -> np.ndarray:
         where, params = compile_sqlite(filters)
-        owner_sql, owner_params = owner_visibility(scope, "c", "?")
+        owner_sql, owner_params = owner_visibility(scope, "d", "?")
+        # Documents first, then their chunks' rowids from the doc_id index (covering):
+        # driving from chunks would read every chunk row, vectors included. A chunk has
+        # its document's tenant, collection and owner; hits are checked again on read-back.
         rows = self._read(
-            f"SELECT c.rowid FROM chunks c JOIN documents d ON d.id = c.doc_id "
-            f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}{where}",
+            f"SELECT c.rowid FROM documents d JOIN chunks c ON c.doc_id = d.id "
+            f"WHERE d.tenant = ? AND d.collection_id = ?{owner_sql}{where}",
             [scope.tenant, cid, *owner_params, *params],
         )
         return np.array([r[0] for r in rows], dtype=np.int64)
@@ -92,6 +134,10 @@ class SQLiteSearch:
         for ref in collections:
             check_ref(scope, ref)
             cid = row_id(ref)
+            large = self._large(cid)
+            if large is not None:
+                results.extend(self._dense_side(scope, cid, large, query, k, filters))
+                continue
             index = self._vector_index(cid)
             if not index.chunk_ids:
                 continue
@@ -117,6 +163,12 @@ class SQLiteSearch:
         for ref in collections:
             check_ref(scope, ref)
             cid = row_id(ref)
+            large = self._large(cid)
+            words = self._side.words(cid, large[0], large[1]) if large is not None else None
+            if words is not None:
+                private = bool(self._side.snapshot(cid, large[0]).owners)  # some rows hidden from some scopes
+                results.extend(self._keyword_side(scope, cid, words.index, terms, k, filters, private))
+                continue
             rows = self._read(
                 f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
                 f"{join_docs} WHERE fts_{cid} MATCH ? AND c.tenant = ? AND c.collection_id = ?{owner_sql}{where} "
@@ -126,6 +178,66 @@ class SQLiteSearch:
             results.extend((r[0], float(r[1])) for r in rows)
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
+
+    # -- large collections: side indexes, read back through the catalog --------------
+    def _dense_side(self, scope: Scope, cid: int, state: tuple, query: np.ndarray, k: int,
+                    filters: Filter) -> list[tuple[str, float]]:
+        version, uid, model, dim = state
+        if dim != query.shape[0]:
+            raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {dim}")
+        side, snap = self._side.dense(cid, version, uid, model, dim)
+        mask = snap.visible(scope.owner)
+        if filters:
+            allowed = np.isin(snap.members.rowids, self._allowed_rowids(scope, cid, filters))
+            mask = allowed if mask is None else mask & allowed
+        index = side.index
+        if mask is None:
+            labels, scores = index.search(query, k, self._side.ef_search)
+        else:
+            count = int(np.count_nonzero(mask))
+            if not count:
+                return []
+            if count <= max(EXACT_VISIBLE, k * 10):  # few visible rows: exact over just those
+                rows = self._side.vectors_by_rowid(cid, snap.members.rowids[mask])
+                labels = np.array([r[0] for r in rows], np.int64)
+                exact = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(len(rows), dim) @ query
+                best = np.argsort(-exact)[:k]
+                labels, scores = labels[best], exact[best]
+            else:
+                allowed_bytes = _allowed(snap, mask, scope.owner, bool(filters))
+                labels, scores = index.search(query, k, self._side.ef_search, allowed_bytes)
+        return self._read_back(scope, cid, labels, scores)
+
+    def _keyword_side(self, scope: Scope, cid: int, index, terms: list[str], k: int, filters: Filter,
+                      private: bool) -> list[tuple[str, float]]:
+        """Tantivy's best, read back with the scope's owner and filters; when those hide
+        most hits, ask for more (4× each round) until k are visible or none are left."""
+        want = k * 3 if private or filters else k
+        while True:
+            rowids, scores = index.search(terms, want)
+            found = self._read_back(scope, cid, np.array(rowids, np.int64), np.array(scores, np.float32), filters)
+            if len(found) >= k or len(rowids) < want:
+                return found[:k]
+            want *= 4
+
+    def _read_back(self, scope: Scope, cid: int, rowids: np.ndarray, scores: np.ndarray,
+                   filters: Filter = ()) -> list[tuple[str, float]]:
+        """(chunk id, score) for the rowids the scope may see, in the given order."""
+        if not len(rowids):
+            return []
+        where, params = compile_sqlite(filters)
+        owner_sql, owner_params = owner_visibility(scope, "c", "?")
+        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        ids: dict[int, str] = {}
+        flat = rowids.tolist()
+        for start in range(0, len(flat), 500):
+            part = flat[start:start + 500]
+            ids.update(self._read(
+                f"SELECT c.rowid, c.id FROM chunks c{join_docs} WHERE c.rowid IN ({','.join('?' * len(part))}) "
+                # '+': look chunks up by rowid, never scan the collection's index
+                f"AND +c.tenant = ? AND +c.collection_id = ?{owner_sql}{where}",
+                [*part, scope.tenant, cid, *owner_params, *params]))
+        return [(ids[r], float(s)) for r, s in zip(flat, scores.tolist()) if r in ids]
 
 
 def _top(index: _VectorIndex, query: np.ndarray, mask: np.ndarray | None, k: int) -> list[tuple[str, float]]:
@@ -146,3 +258,18 @@ def _top(index: _VectorIndex, query: np.ndarray, mask: np.ndarray | None, k: int
     top = min(k, visible)
     best = np.argpartition(-scores, top - 1)[:top]
     return [(index.chunk_ids[i if rows is None else rows[i]], float(scores[i])) for i in best]
+
+
+def _allowed(snap: Snapshot, mask: np.ndarray, owner: str | None, filtered: bool) -> bytes:
+    """A byte per rowid, non-zero where visible: what the HNSW filter reads. Cached per
+    owner (on the snapshot, so per version) when there are no filters."""
+    key = None if filtered else owner
+    if not filtered and key in snap.masks:
+        return snap.masks[key]
+    rowids = snap.members.rowids
+    table = np.zeros(int(rowids[-1]) + 1 if len(rowids) else 0, np.uint8)
+    table[rowids[mask]] = 1
+    out = table.tobytes()
+    if not filtered:
+        snap.masks[key] = out
+    return out

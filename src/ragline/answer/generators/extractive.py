@@ -1,6 +1,11 @@
 """The extractive generator: no model, no network. It picks the source sentences
 that best answer the question and stitches them, each with its [n] citation.
 
+Sentences are the readable units of ``answer.readable``: a table row is quoted as
+"Everyday Plus: monthly fee €4.50.", headings stay out, a sentence that opens by
+pointing back ("It can be raised…") is quoted with the sentence before it or not
+at all, and padding that does not state the kind of fact asked for is left out.
+
 It is the default and the fallback when a provider fails, so it must not fail
 itself: without a working embedder it ranks sentences by term overlap alone.
 """
@@ -15,7 +20,9 @@ import numpy as np
 
 from ...embed.base import Embedder
 from ...errors import EmbedderError
-from ..text import content_terms, split_sentences, term_overlap
+from ..constraints import answer_type
+from ..readable import units
+from ..text import content_terms, term_overlap
 from .base import GenerationRequest
 
 # Weight of embedding similarity against term overlap in a sentence's score.
@@ -65,16 +72,27 @@ class ExtractiveGenerator:
         self.max_chars = max_chars
 
     def select(self, request: GenerationRequest) -> list[tuple[int, str]]:
-        """The chosen (source number, sentence) pairs, best first."""
-        candidates = [
-            _Candidate(source.n, sentence, content_terms(sentence))
-            for source in request.context.sources
-            for sentence in map(strip_heading, split_sentences(source.text))
-            if len(sentence.split()) >= MIN_WORDS
-        ]
+        """The chosen (source number, sentence) pairs, best first.
+
+        Sentences come from ``readable.units``: table rows rendered as sentences,
+        headings left out, linking openers cut; a sentence that points back ("It
+        …") is quoted with the one before it, or not at all. After the first,
+        a sentence must score within ``RELATIVE_CUTOFF`` of the best and, when the
+        question asks for a kind of fact the best sentence states (a duration, an
+        amount…), state one too: the rest is padding."""
+        candidates = []
+        for source in request.context.sources:
+            for unit in units(source.text, request.question):
+                text = strip_heading(unit.text)
+                if unit.dangling:
+                    if unit.previous is None:
+                        continue
+                    text = f"{unit.previous} {text}"
+                if len(text.split()) >= MIN_WORDS:
+                    candidates.append(_Candidate(source.n, text, content_terms(text)))
         if not candidates:  # only fragments: fall back to whole sources
-            candidates = [_Candidate(s.n, s.text.strip(), content_terms(s.text)) for s in request.context.sources
-                          if s.text.strip()]
+            candidates = [_Candidate(s.n, " ".join(s.text.split()), content_terms(s.text))
+                          for s in request.context.sources if s.text.strip()]
         if not candidates:
             return []
         question_terms = content_terms(request.question)
@@ -85,6 +103,8 @@ class ExtractiveGenerator:
             candidate.score = float(score)
         ranked = sorted(candidates, key=lambda c: (-c.score, c.n))
         best = ranked[0].score
+        wanted = answer_type(request.question)
+        typed = wanted is not None and bool(wanted.search(ranked[0].text))
         chosen: list[_Candidate] = []
         length = 0
         for candidate in ranked:
@@ -92,7 +112,15 @@ class ExtractiveGenerator:
                 break
             if chosen and (candidate.score < best * RELATIVE_CUTOFF or length + len(candidate.text) > self.max_chars):
                 continue
-            if any(term_overlap(candidate.terms, c.terms) >= REDUNDANT for c in chosen):
+            if chosen and typed and not wanted.search(candidate.text):  # type: ignore[union-attr]
+                continue
+            inside = next((i for i, c in enumerate(chosen) if c.n == candidate.n and c.text in candidate.text), None)
+            if inside is not None:  # "X. It …" after "X.": quote the pair in its place
+                length += len(candidate.text) - len(chosen[inside].text)
+                chosen[inside] = candidate
+                continue
+            if any(term_overlap(candidate.terms, c.terms) >= REDUNDANT or candidate.text in c.text
+                   for c in chosen):
                 continue
             chosen.append(candidate)
             length += len(candidate.text)

@@ -1,0 +1,293 @@
+"""Keeping a SQLite store's side indexes (``ann``: HNSW; ``keyword_index``: tantivy)
+in step with its catalog, one pair per collection of at least ``ann_above`` chunks.
+
+On the first search after the collection's version moves, the catalog's
+(rowid, chunk key, owner) snapshot is read once and diffed against what each index
+holds; the differences are applied (added vectors read by rowid, deleted ones
+marked) or, when the file is missing, unreadable, of another model, or mostly
+deletions, the index is rebuilt from the catalog in batches, so the whole float32
+matrix is never held in memory beside the graph. The snapshot's owner codes make
+the owner-visibility mask that scoped searches filter on.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import StoreError
+from .ann import (
+    REBUILD_DELETED_SHARE,
+    HnswIndex,
+    Manifest,
+    Members,
+    new_data_name,
+    remove_index_files,
+    remove_others,
+    safe_name,
+    side_dir,
+)
+
+log = logging.getLogger(__name__)
+BATCH = 20_000
+SAVE_EVERY = 0.01  # save after incremental changes once they reach this share of the index
+
+
+@dataclass
+class Snapshot:
+    """A collection's chunks at one version: members and each one's owner code."""
+
+    version: tuple
+    members: Members
+    owner_codes: np.ndarray  # int32 per member: 0 shared, else 1 + place in ``owners``
+    owners: dict[str, int]
+    masks: dict[str | None, bytes | None] = field(default_factory=dict)
+
+    def visible(self, owner: str | None) -> np.ndarray | None:
+        """Which members an owner may see, or None when all of them."""
+        code = self.owners.get(owner, -1) if owner is not None else -1
+        if not self.owners or (code > 0 and len(self.owners) == 1):
+            return None
+        shared = self.owner_codes == 0
+        return shared | (self.owner_codes == code) if code > 0 else shared
+
+
+@dataclass
+class Side:
+    """One collection's side index as loaded: the index object and what it holds."""
+
+    index: object
+    members: Members
+    version: tuple | None
+    unsaved: int = 0
+    model: str = ""  # the embedding model whose vectors it holds (dense only)
+
+
+class SideIndexes:
+    """The side indexes of one SQLite store (one object per ``SQLiteStore``)."""
+
+    def __init__(self, db_path: Path, read: Callable[..., list[tuple]], *, ann_above: int, ef_search: int,
+                 keyword: bool = True) -> None:
+        self.directory = side_dir(db_path)
+        self.read = read
+        self.ann_above = ann_above
+        self.ef_search = ef_search
+        self.keyword = keyword and _tantivy_available()
+        self.threads = max(1, min(4, os.cpu_count() or 1))
+        self._lock = threading.Lock()
+        self._cid_locks: dict[int, threading.Lock] = {}
+        self._sizes: dict[int, tuple[tuple, int]] = {}
+        self._snapshots: dict[int, Snapshot] = {}
+        self._dense: dict[int, Side] = {}
+        self._words: dict[int, Side] = {}
+
+    # -- what applies ----------------------------------------------------------
+    def large(self, cid: int, version: tuple) -> bool:
+        """Whether the collection is at or above the threshold (counted once per version)."""
+        cached = self._sizes.get(cid)
+        if cached is None or cached[0] != version:
+            count = self.read("SELECT count(*) FROM chunks WHERE collection_id = ?", (cid,))[0][0]
+            cached = (version, count)
+            self._sizes[cid] = cached
+            if count < self.ann_above:  # shrank below the threshold: exact search again, free the memory
+                self._dense.pop(cid, None)
+                self._words.pop(cid, None)
+        return cached[1] >= self.ann_above
+
+    def forget(self, cids: list[int], uids: list[str] | None = None) -> None:
+        with self._lock:
+            for cid in cids:
+                for table in (self._sizes, self._snapshots, self._dense, self._words):
+                    table.pop(cid, None)
+        for uid in uids or []:
+            remove_index_files(self.directory, safe_name(uid))
+
+    def _cid_lock(self, cid: int) -> threading.Lock:
+        with self._lock:
+            return self._cid_locks.setdefault(cid, threading.Lock())
+
+    # -- the catalog's side ------------------------------------------------------
+    def snapshot(self, cid: int, version: tuple) -> Snapshot:
+        snap = self._snapshots.get(cid)
+        if snap is not None and snap.version == version:
+            return snap
+        # Index-only reads: a scan of the chunks table itself would read every vector
+        # (4.6 GB at a million 384-d chunks); these read the rowid, id and doc indexes.
+        rowids = np.array([r[0] for r in self.read(
+            "SELECT rowid FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))], dtype=np.int64)
+        members = Members.of(self._ids(cid, rowids))
+        owners: dict[str, int] = {}
+        codes = np.zeros(len(members.rowids), np.int32)
+        private = self.read("SELECT c.rowid, d.owner FROM documents d JOIN chunks c ON c.doc_id = d.id "
+                            "WHERE d.collection_id = ? AND d.owner IS NOT NULL", (cid,))
+        if private:
+            wanted = np.array([r[0] for r in private], np.int64)
+            where = np.minimum(np.searchsorted(members.rowids, wanted), max(0, len(members.rowids) - 1))
+            found = (members.rowids[where] == wanted) if len(members.rowids) else np.zeros(len(wanted), bool)
+            where, private = where[found], [r for r, ok in zip(private, found.tolist()) if ok]
+            codes[where] = [owners.setdefault(r[1], len(owners) + 1) for r in private]
+        snap = Snapshot(version, members, codes, owners)
+        self._snapshots[cid] = snap
+        return snap
+
+    def _ids(self, cid: int, rowids: np.ndarray) -> list[tuple[int, str]]:
+        """(rowid, chunk id) for ``rowids``: from the unique index on ids when the
+        collection is most of the store, else by rowid."""
+        total = self.read("SELECT max(rowid) FROM chunks")[0][0] or 0
+        if len(rowids) * 2 >= total:
+            try:
+                pairs = self.read("SELECT rowid, id FROM chunks INDEXED BY sqlite_autoindex_chunks_1")
+                wanted = set(rowids.tolist())
+                return [p for p in pairs if p[0] in wanted]
+            except StoreError:  # no such index (an older or altered schema): look up by rowid
+                pass
+        out: list[tuple[int, str]] = []
+        flat = rowids.tolist()
+        for start in range(0, len(flat), 500):
+            part = flat[start:start + 500]
+            out += self.read(f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part)
+        return out
+
+    # -- dense -----------------------------------------------------------------
+    def dense(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> tuple[Side, Snapshot]:
+        """The collection's HNSW index, in step with ``version``."""
+        side = self._dense.get(cid)
+        if side is not None and side.version == version:
+            return side, self.snapshot(cid, version)
+        with self._cid_lock(cid):
+            snap = self.snapshot(cid, version)
+            side = self._dense.get(cid)
+            if side is None or side.version != version:
+                side = self._sync_dense(cid, side, snap, uid, model, dim)
+                self._dense[cid] = side
+        return side, snap
+
+    def _sync_dense(self, cid: int, side: Side | None, snap: Snapshot, uid: str, model: str, dim: int) -> Side:
+        stem = safe_name(uid)
+        manifest = Manifest(self.directory / f"{stem}.hnsw.npz")
+        if side is not None and (side.model != model or side.index.dim != dim):  # type: ignore[attr-defined]
+            side = None  # re-embedded with another model: same chunks, other vectors
+        if side is None:
+            side = self._load_dense(manifest, model, dim)
+        if side is not None:
+            added, removed = side.members.diff(snap.members)
+            entries = side.index.entries  # type: ignore[attr-defined]
+            deleted_after = entries + len(added) - len(snap.members.rowids)
+            if deleted_after <= REBUILD_DELETED_SHARE * max(1, entries + len(added)):
+                side.index.remove(removed)  # type: ignore[attr-defined]
+                for start in range(0, len(added), BATCH):
+                    part = added[start:start + BATCH]
+                    rows = self.vectors_by_rowid(cid, part)
+                    side.index.add(np.array([r[0] for r in rows], np.int64),  # type: ignore[attr-defined]
+                                   _matrix([r[1] for r in rows], dim), self.threads)
+                side.members, side.version = snap.members, snap.version
+                side.unsaved += len(added) + len(removed)
+                if side.unsaved >= max(1000, SAVE_EVERY * len(snap.members.rowids)):
+                    self._save_dense(side, manifest, stem, model)
+                return side
+        return self._rebuild_dense(cid, snap, manifest, stem, model, dim)
+
+    def _load_dense(self, manifest: Manifest, model: str, dim: int) -> Side | None:
+        meta = manifest.read()
+        if meta is None or str(meta["model"]) != model:
+            return None
+        index = HnswIndex.load(self.directory / str(meta["data"]), dim)
+        members = Members(meta["rowids"], meta["keys"])
+        if index is None or index.entries < len(members.rowids):
+            log.warning("side index %s is unreadable or incomplete: rebuilding it", manifest.path)
+            return None
+        return Side(index, members, None, model=model)
+
+    def _rebuild_dense(self, cid: int, snap: Snapshot, manifest: Manifest, stem: str, model: str,
+                       dim: int) -> Side:
+        index = HnswIndex(dim, capacity=int(len(snap.members.rowids) * 1.05) + 1024)
+        after, rowids, keys = -1, [], []
+        while True:
+            rows = self.read("SELECT rowid, id, vector FROM chunks WHERE collection_id = ? AND rowid > ? "
+                             "ORDER BY rowid LIMIT ?", (cid, after, BATCH))
+            if not rows:
+                break
+            part = Members.of((r[0], r[1]) for r in rows)
+            index.add(part.rowids, _matrix([r[2] for r in rows], dim), self.threads)
+            rowids.append(part.rowids)
+            keys.append(part.keys)
+            after = rows[-1][0]
+        members = Members(np.concatenate(rowids), np.concatenate(keys)) if rowids else Members.empty()
+        side = Side(index, members, snap.version, model=model)
+        self._save_dense(side, manifest, stem, model)
+        return side
+
+    def _save_dense(self, side: Side, manifest: Manifest, stem: str, model: str) -> None:
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            name = new_data_name(stem, ".hnsw")
+            side.index.save(self.directory / name)  # type: ignore[attr-defined]
+            manifest.write(side.members, int(side.version[0]) if side.version else 0, model, name)
+            remove_others(self.directory, stem, ".hnsw", name)
+            side.unsaved = 0
+        except OSError as exc:  # a cache: searching goes on from memory
+            log.warning("cannot save the side index in %s: %s", self.directory, exc)
+
+    def vectors_by_rowid(self, cid: int, rowids: np.ndarray) -> list[tuple]:
+        out: list[tuple] = []
+        ids = rowids.tolist()
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            out += self.read(f"SELECT rowid, vector FROM chunks WHERE collection_id = ? AND rowid IN "
+                             f"({','.join('?' * len(part))})", [cid, *part])
+        return out
+
+    # -- keyword -----------------------------------------------------------------
+    def words(self, cid: int, version: tuple, uid: str) -> Side | None:
+        """The collection's tantivy index in step with ``version`` (None: tantivy is not installed)."""
+        if not self.keyword:
+            return None
+        side = self._words.get(cid)
+        if side is not None and side.version == version:
+            return side
+        from .sqlite_words import sync_words
+
+        with self._cid_lock(cid):
+            side = self._words.get(cid)
+            if side is None or side.version != version:
+                side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
+                self._words[cid] = side
+        return side
+
+    # -- operators -----------------------------------------------------------------
+    def rebuild(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> dict[str, int]:
+        """Rebuild both of a collection's side indexes from the catalog now."""
+        with self._lock:
+            self._dense.pop(cid, None)
+            self._words.pop(cid, None)
+        stem = safe_name(uid)
+        remove_index_files(self.directory, stem)
+        with self._cid_lock(cid):
+            snap = self.snapshot(cid, version)
+            self._dense[cid] = self._rebuild_dense(cid, snap, Manifest(self.directory / f"{stem}.hnsw.npz"),
+                                                   stem, model, dim)
+        words = self.words(cid, version, uid)
+        return {"chunks": len(snap.members.rowids), "dense": len(self._dense[cid].members.rowids),
+                "keyword": len(words.members.rowids) if words else 0}
+
+
+def _matrix(blobs: list[bytes], dim: int) -> np.ndarray:
+    if not blobs:
+        return np.zeros((0, dim), np.float32)
+    return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+
+
+def _tantivy_available() -> bool:
+    try:
+        import tantivy  # noqa: F401
+    except ImportError:
+        log.warning("tantivy is not installed: large SQLite collections keep FTS5 for keyword search "
+                    "(pip install tantivy)")
+        return False
+    return True
