@@ -100,3 +100,31 @@ def test_no_answer_on_the_labelled_set_opens_mid_thought(bank: Engine) -> None:
         if "|" in answer.answer or re.search(r"\b[A-Z]{2,}(?:\s+[A-Z]{2,}){2,}\b", answer.answer):
             bad.append((question, answer.answer))
     assert not bad, bad[:3]
+
+
+def test_a_question_about_interest_is_answered_with_the_rate(tmp_path: Path) -> None:
+    """"What interest is charged?" wants a rate: among near-equal sentences the one
+    stating 15.9 percent leads, not the interest-free allowance next to it (the
+    follow-up in the web page's conversation test, here without a browser)."""
+    from ragline.answer.constraints import answer_type
+    from ragline.settings import AnswerSettings, ChunkingSettings
+
+    kind = answer_type("And what interest is charged on it?")
+    assert kind is not None and kind.leads and kind.search("15.9 percent EAR") and not kind.search("is interest-free")
+    assert answer_type("Is any part of it interest-free?") is not answer_type("What interest is charged?")
+    (tmp_path / "policy.md").write_text(
+        "# Overdraft policy\n\n## Unarranged overdrafts\n\nAn unarranged overdraft costs 5 EUR per day, capped at "
+        "30 EUR per month.\n\n## Arranged overdrafts\n\nAn arranged overdraft has interest of 15.9 percent EAR. "
+        "The first 50 EUR of it is interest-free.\n")
+    engine = Engine(Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),
+                             chunking=ChunkingSettings(size=400, overlap=0), answer=AnswerSettings(relevance_floor=0.15)))
+    try:
+        engine.ingest([tmp_path / "policy.md"], SCOPE)
+        first = engine.conversations.ask("How much does an unarranged overdraft cost?", SCOPE)
+        cid = first.data["conversation_id"]
+        second = engine.conversations.ask("And what interest is charged on it?", SCOPE, conversation_id=cid)
+        assert second.data["answer"].startswith("An arranged overdraft has interest of 15.9 percent EAR")
+        third = engine.conversations.ask("Is any part of it interest-free?", SCOPE, conversation_id=cid)
+        assert "50 EUR" in third.data["answer"]
+    finally:
+        engine.close()

@@ -142,26 +142,44 @@ def term_coverage(question: str, evidence: Sequence[str]) -> float:
 
 # What kind of fact a question asks for, and how a sentence that states one looks.
 # The extractive generator uses it to drop padding: after a first sentence that
-# states the asked kind of fact, further sentences must state one too.
-_ANSWER_TYPES: list[tuple[re.Pattern[str], re.Pattern[str]]] = [
+# states the asked kind of fact, further sentences must state one too. A kind that
+# ``leads`` also reorders: a sentence close to the best that states it goes first
+# (only where the question is specific enough: "what interest…" wants a rate).
+@dataclass(frozen=True)
+class AnswerType:
+    states: re.Pattern[str]
+    leads: bool = False
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.states.search(text)
+
+
+_ANSWER_TYPES: list[tuple[re.Pattern[str], AnswerType]] = [
     (re.compile(r"\bhow (?:long|fast|soon|quickly)\b|\bwhen will\b", re.IGNORECASE),
-     re.compile(r"\d+\s*(?:(?:-|to)\s*\d+\s*)?(?:business\s+|calendar\s+|working\s+)?"
-                r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b(?:same|next)\s+(?:business\s+)?day\b|"
-                r"\bimmediate|\binstant|\bwithin\b", re.IGNORECASE)),
+     AnswerType(re.compile(r"\d+\s*(?:(?:-|to)\s*\d+\s*)?(?:business\s+|calendar\s+|working\s+)?"
+                           r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|"
+                           r"\b(?:same|next)\s+(?:business\s+)?day\b|\bimmediate|\binstant|\bwithin\b",
+                           re.IGNORECASE))),
     (re.compile(r"\bhow many\b", re.IGNORECASE),
-     re.compile(r"\b\d+\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|unlimited|no)\b", re.IGNORECASE)),
+     AnswerType(re.compile(r"\b\d+\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|unlimited|no)\b",
+                           re.IGNORECASE))),
     (re.compile(r"\bwhat time\b|\bopening hours\b|\bcut-?off\b|\bhours\b", re.IGNORECASE),
-     re.compile(r"\b\d{1,2}[:.]\d{2}\b|\bclosed\b", re.IGNORECASE)),
+     AnswerType(re.compile(r"\b\d{1,2}[:.]\d{2}\b|\bclosed\b", re.IGNORECASE))),
+    # "What interest is charged?": a rate answers it, an interest-free allowance does not.
+    (re.compile(r"\binterest\b(?!-)(?!.*\bfree\b)|\binterest\s+rates?\b|\b(?:APR|EAR|AER)\b", re.IGNORECASE),
+     AnswerType(re.compile(r"\d\s*%|\d\s*(?:per\s?cent|percent)\b|\b(?:APR|EAR|AER)\b", re.IGNORECASE),
+                leads=True)),
     (re.compile(r"\bhow much\b|\bfees?\b|\bcosts?\b|\bcharges?\b|\bprice\b|\binterest\b|\brate\b|\bpay\b",
                 re.IGNORECASE),
-     re.compile(r"[€$£%]|\bEUR\b|\bfree\b|\bno\s+(?:\w+\s+)?fee\b|\bnothing\b|\binterest-free\b", re.IGNORECASE)),
+     AnswerType(re.compile(r"[€$£%]|\bEUR\b|\bper\s?cent\b|\bpercent\b|\bfree\b|\bno\s+(?:\w+\s+)?fee\b|"
+                           r"\bnothing\b|\binterest-free\b", re.IGNORECASE))),
 ]
 
 
-def answer_type(question: str) -> re.Pattern[str] | None:
-    """A pattern that a sentence stating the kind of fact ``question`` asks for
-    matches (a duration, a count, a time of day, an amount), or None."""
-    for asks, states in _ANSWER_TYPES:
+def answer_type(question: str) -> AnswerType | None:
+    """The kind of fact ``question`` asks for (a duration, a count, a time of day,
+    a rate, an amount), or None."""
+    for asks, kind in _ANSWER_TYPES:
         if asks.search(question):
-            return states
+            return kind
     return None

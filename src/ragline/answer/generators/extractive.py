@@ -101,9 +101,13 @@ class ExtractiveGenerator:
         scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
         for candidate, score in zip(candidates, scores):
             candidate.score = float(score)
-        ranked = sorted(candidates, key=lambda c: (-c.score, c.n))
-        best = ranked[0].score
+        best = max(c.score for c in candidates)
         wanted = answer_type(request.question)
+        # Among the sentences close to the best, one that states the kind of fact
+        # asked for leads when that kind is specific (a rate for "what interest…").
+        leads = wanted is not None and wanted.leads
+        ranked = sorted(candidates, key=lambda c: (
+            not (leads and c.score >= best * RELATIVE_CUTOFF and wanted.search(c.text)), -c.score, c.n))
         typed = wanted is not None and bool(wanted.search(ranked[0].text))
         chosen: list[_Candidate] = []
         length = 0
