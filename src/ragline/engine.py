@@ -3,6 +3,8 @@ adapters over it. Build it with a Settings object; nothing loads until used."""
 
 from __future__ import annotations
 
+import atexit
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
@@ -57,6 +59,11 @@ class Engine(EngineAdmin):
         # (server/fairness.py) so a slow provider holds no share of the CPU.
         self.remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext
         tracing.configure(self.settings.tracing)  # spans stay a no-op unless configured
+        # A script that never calls close(): its background threads (message embedding,
+        # usage) are stopped and what they hold is written before the interpreter ends,
+        # not killed inside ONNX Runtime ("terminate called without an active exception").
+        self._at_exit = _CloseAtExit(self)
+        atexit.register(self._at_exit)
 
     # -- components (lazy) ----------------------------------------------------
     @property
@@ -323,6 +330,7 @@ class Engine(EngineAdmin):
                           progress=progress).run()
 
     def close(self) -> None:
+        atexit.unregister(self._at_exit)
         if "conversations" in self.__dict__:
             self.conversations.close()
         if "answerer" in self.__dict__:
@@ -333,6 +341,18 @@ class Engine(EngineAdmin):
             self.meter.close()  # before the store closes: its last write needs it
         if self._store is not None:
             self._store.close()
+
+
+class _CloseAtExit:
+    """An atexit hook that closes an engine still open, without keeping it alive."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = weakref.ref(engine)
+
+    def __call__(self) -> None:
+        engine = self._engine()
+        if engine is not None:
+            engine.close()
 
 
 ChunkProgress = Callable[[str, int, int], None]
