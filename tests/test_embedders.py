@@ -103,7 +103,8 @@ def test_length_limit_warns_with_counts_when_told_not_to_split() -> None:
 @pytest.mark.parametrize("overflow", ["split", "warn"])
 def test_ingest_reports_chunks_over_minilms_limit(tmp_path: Path, minilm, overflow: str) -> None:
     """512-token paragraphs used to lose their second half, silently."""
-    settings = Settings(home=tmp_path / "home", chunking=ChunkingSettings(method="paragraph", size=4000, overlap=0),
+    settings = Settings(home=tmp_path / "home", chunking=ChunkingSettings(method="paragraph", size=4000, overlap=0,
+                                                                 unit="chars"),
                         embedder=EmbedderSettings(overflow=overflow))
     engine = Engine(settings, embedder=minilm)
     try:

@@ -212,3 +212,43 @@ def test_pausing_is_bounded_and_never_waits_for_the_same_tenant() -> None:
     same, paused = _run(scenario())
     assert paused >= 0.1  # waited for b, but only up to max_pause_s in all
     assert same < 0.1
+
+
+def test_a_request_does_not_step_aside_for_a_tenant_with_more_requests_running_and_waiting() -> None:
+    """A flooding tenant always has a newer request running: the request of a tenant
+    sending one at a time must not wait for it at pause points (the tenancy drill)."""
+    from ragline.pause import pause_point
+
+    async def scenario() -> tuple[float, float]:
+        gate = FairGate(slots=2, max_pause_s=0.5)  # one slot per tenant
+        victim = await gate.enter("victim")
+        victim_context = contextvars.copy_context()
+        flood = await gate.enter("hostile")  # newer than the victim's request
+        flood_context = contextvars.copy_context()
+        done = asyncio.Event()
+
+        async def more_of_the_flood() -> None:
+            slot = await gate.enter("hostile")
+            await done.wait()
+            gate.leave(slot)
+
+        queued = asyncio.create_task(more_of_the_flood())  # and more of the hostile's wait
+        await asyncio.sleep(0.01)
+        assert gate.snapshot() == {"running": {"victim": 1, "hostile": 1}, "waiting": {"hostile": 1}}
+        await asyncio.to_thread(victim_context.run, pause_point)
+        victim_paused = victim.paused_s
+        gate.leave(victim)
+        # The hostile's older request does step aside for a newer request of the victim.
+        newer = await gate.enter("victim")
+        waiter = asyncio.create_task(asyncio.to_thread(flood_context.run, pause_point))
+        await asyncio.sleep(0.05)
+        gate.leave(newer)
+        await waiter
+        gate.leave(flood)
+        done.set()
+        await queued
+        return victim_paused, flood.paused_s
+
+    victim_paused, flood_paused = _run(scenario())
+    assert victim_paused == 0
+    assert flood_paused > 0

@@ -39,7 +39,7 @@ MB = 1024 * 1024
 
 def make_settings(home: Path, **limits: object) -> Settings:
     return Settings(home=home, embedder=EmbedderSettings(name="hashing"), limits=limits,
-                    chunking=ChunkingSettings(method="paragraph", size=400, overlap=0))
+                    chunking=ChunkingSettings(method="paragraph", size=400, overlap=0, unit="chars"))
 
 
 def paragraphs(tag: str, n: int) -> str:
@@ -76,7 +76,7 @@ CRASHING_RUN = textwrap.dedent("""
             return np.concatenate(rows)
 
     settings = Settings(home=sys.argv[1], embedder=EmbedderSettings(name="hashing"),
-                        chunking=ChunkingSettings(method="paragraph", size=400, overlap=0))
+                        chunking=ChunkingSettings(method="paragraph", size=400, overlap=0, unit="chars"))
     Engine(settings, embedder=DiesOnFourthBatch()).ingest([sys.argv[2]], Scope("acme", ("kb",)))
 """)
 

@@ -332,3 +332,72 @@ def test_ingesting_a_document_holds_no_write_lock_while_it_embeds(tmp_path: Path
     summary = engine.add_documents([Document(source="big", blocks=[Block(text)])], scope)
     assert summary.added == 1 and len(probes) > 1
     assert set(probes) == {"free"}, probes
+
+
+def test_rate_refusals_are_held_briefly_and_only_so_many_per_tenant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that ignores Retry-After and asks again at once gets its next refusal
+    only after a pause (a sleeping coroutine, no thread), so it cannot make the server
+    refuse it a hundred times a second; past a cap per tenant refusals go out at once."""
+    import asyncio
+
+    from ragline.server import quotas as quotas_module
+    from ragline.server.errors import ApiError
+
+    monkeypatch.setattr(quotas_module, "REFUSAL_HOLD_S", 0.05)
+    monkeypatch.setattr(quotas_module, "REFUSALS_HELD_PER_TENANT", 3)
+    quotas = quotas_module.Quotas(QuotaSettings())
+    limited = ApiError(429, "rate_limited", "over", headers={"Retry-After": "4"})
+
+    async def scenario() -> tuple[list[float], float, float, float]:
+        held = await asyncio.gather(*(quotas.hold_refusal("acme", limited) for _ in range(4)))
+        other_tenant = await quotas.hold_refusal("other", limited)
+        busy = await quotas.hold_refusal("acme", ApiError(429, "busy", "queue full", headers={"Retry-After": "3"}))
+        unauthenticated = await quotas.hold_refusal(None, limited)
+        return sorted(held), other_tenant, busy, unauthenticated
+
+    held, other_tenant, busy, unauthenticated = asyncio.run(scenario())
+    assert held == [0.0, 0.05, 0.05, 0.05]  # the fourth at once: three of acme's were being held
+    assert other_tenant == 0.05 and busy == 0.0 and unauthenticated == 0.0
+    assert quotas._held == {}  # nothing left counted once they were sent
+
+
+def test_the_ingestion_process_runs_in_the_idle_scheduling_class(tmp_path: Path) -> None:
+    """The job process (and the worker threads it starts) get a core only when the
+    server's threads do not want it: nice alone does not keep it off the server's cores."""
+    if not hasattr(os, "SCHED_IDLE"):
+        pytest.skip("no SCHED_IDLE on this platform")
+    with LiveServer(_settings(tmp_path / "home")) as server, server.client(create_tenant(server, "acme")) as client:
+        assert wait_for_jobs(client, [_add(client, "kb", "the overdraft fee", "a")])[0]["state"] == "indexed"
+        child = server.app.state.runner._process.pid
+        assert os.sched_getscheduler(child) == os.SCHED_IDLE
+        policies = [int(Path(f"/proc/{child}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()[38])
+                    for tid in os.listdir(f"/proc/{child}/task")]  # field 41 of a thread's stat: its policy
+        assert policies.count(os.SCHED_IDLE) >= 2  # the worker thread, started after, inherits it
+    settings = _settings(tmp_path / "home2")
+    settings.server.job_idle = False
+    with LiveServer(settings) as server, server.client(create_tenant(server, "acme")) as client:
+        assert wait_for_jobs(client, [_add(client, "kb", "the overdraft fee", "a")])[0]["state"] == "indexed"
+        assert os.sched_getscheduler(server.app.state.runner._process.pid) == os.SCHED_OTHER
+
+
+def test_tenant_routes_authenticate_without_the_middleware_in_front(tmp_path: Path) -> None:
+    """``tenant_principal`` (async, so a request costs no thread hop when ``AuthFirst``
+    has checked it) still authenticates and applies the quotas itself in an app
+    without ``AuthFirst``."""
+    from ragline.server.auth import AuthFirst
+
+    server = LiveServer(_settings(tmp_path / "home", requests_per_minute=3))
+    server.app.user_middleware = [m for m in server.app.user_middleware if m.cls is not AuthFirst]
+    with server:
+        key = create_tenant(server, "acme")
+        with server.client("not-a-key") as stranger:
+            assert stranger.get("/v1/collections").status_code == 401
+        with server.client(key) as client:
+            assert client.get("/v1/collections").status_code == 200
+            codes = [client.get("/v1/collections").status_code for _ in range(3)]
+            assert codes[-1] == 429  # the rate quota, checked by the dependency itself
+    layer, layers = server.app.middleware_stack, []
+    while layer is not None:
+        layers.append(type(layer))
+        layer = getattr(layer, "app", None)
+    assert AuthFirst not in layers and len(layers) > 2  # the stack was built without it

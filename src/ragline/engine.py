@@ -4,6 +4,7 @@ adapters over it. Build it with a Settings object; nothing loads until used."""
 from __future__ import annotations
 
 import atexit
+import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -19,10 +20,7 @@ from .embed.base import DelegatingEmbedder, Embedder, EmbeddingCache
 from .embed.cache import QueryCache
 from .embed.registry import max_tokens as embedder_max_tokens
 from .engine_admin import EngineAdmin
-from .ingest.chunkers import BLOCKS_AS_CHUNKS, LengthLimit, make_chunker
-from .ingest.loaders.options import LoadOptions
-from .ingest.pipeline import Ingestor, IngestSummary, Progress
-from .ingest.sandbox import ParserSandbox
+from .errors import RaglineError
 from .models import Document, Scope
 from .retrieve.analyzer import DEFAULT_LANGUAGE, detect_language
 from .retrieve.rerank import Reranker, make_reranker
@@ -37,9 +35,12 @@ from .usage.model import ASK, MatchStat
 from .usage.ranking import CANDIDATES_PER_HIT, check_usage_options, with_counters
 from .usage.report import usage_report
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the ingest side loads on first ingest: a search never imports the loaders
     from .answer import Answer, Answerer, AnswerStream, Generator
     from .conversations import Conversations
+    from .ingest.loaders.options import LoadOptions
+    from .ingest.pipeline import Ingestor, IngestSummary, Progress
+    from .ingest.sandbox import ParserSandbox
     from .records.service import Transactions
     from .reembed import ReembedReport
     from .store.migrate import MigrationReport
@@ -55,6 +56,7 @@ class Engine(EngineAdmin):
         self._embedder = embedder
         self._store = store
         self._sandbox: ParserSandbox | None = None
+        self._warming: threading.Thread | None = None
         # Entered while an answer waits on a remote LLM: the server lends its request slot back
         # (server/fairness.py) so a slow provider holds no share of the CPU.
         self.remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext
@@ -83,6 +85,29 @@ class Engine(EngineAdmin):
             self._embedder = make_embedder(self.settings.embedder, cache_dir=self.settings.home / "models")
         return self._embedder
 
+    def warm_up(self) -> None:
+        """Start loading the embedding model in a background thread (a cold CLI search
+        or ask): ONNX Runtime builds the session without holding the GIL, so it overlaps
+        opening the store and importing the answer stage. Errors are left for the first
+        real use to report; ``close`` waits for the thread."""
+        if self._warming is not None:
+            return
+        try:
+            load = getattr(self.embedder, "warm_up", None)  # local models; remote ones have nothing to load
+        except RaglineError:  # a misconfigured embedder: reported where it is used, as before
+            return
+        if load is None:
+            return
+
+        def run() -> None:
+            try:
+                load()
+            except Exception:  # noqa: BLE001, S110 - the first embed call raises it, with its message
+                pass
+
+        self._warming = threading.Thread(target=run, name="ragline-warm-up", daemon=True)
+        self._warming.start()
+
     @cached_property
     def reranker(self) -> Reranker | None:
         """The rerank stage ``search.rerank`` names (None: the search's own order)."""
@@ -100,6 +125,9 @@ class Engine(EngineAdmin):
     @property
     def sandbox(self) -> ParserSandbox:
         if self._sandbox is None:
+            from .ingest.loaders.options import LoadOptions
+            from .ingest.sandbox import ParserSandbox
+
             self._sandbox = ParserSandbox(self.settings.limits, LoadOptions.from_settings(self.settings.ingest))
         return self._sandbox
 
@@ -115,11 +143,14 @@ class Engine(EngineAdmin):
                                             dimension=self.embedder.dimension, config=config)
 
     def _ingestor(self, scope: Scope, options: LoadOptions | None = None) -> Ingestor:
+        from .ingest.chunkers import LengthLimit, make_chunker
+        from .ingest.pipeline import Ingestor
+
         info = self.collection(scope)
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
         count_tokens = getattr(self.embedder, "count_tokens", None)
-        chunker = make_chunker(chunking, token_length=count_tokens)
         limit = embedder_max_tokens(self.embedder)
+        chunker = make_chunker(chunking, token_length=count_tokens, window=limit)
         length_limit = None
         config = chunking.model_dump()
         if limit is not None and count_tokens is not None:
@@ -187,6 +218,8 @@ class Engine(EngineAdmin):
                          progress: ChunkProgress | None = None) -> IngestSummary:
         """``add_documents`` with an origin (the kept upload) and chunk progress:
         ``progress("embedding", done, total)`` as batches are embedded."""
+        from .ingest.chunkers import BLOCKS_AS_CHUNKS
+
         ingestor = self._ingestor(scope)
         if progress is None:
             return ingestor.add_documents(documents, scope, origin=origin)
@@ -331,6 +364,8 @@ class Engine(EngineAdmin):
 
     def close(self) -> None:
         atexit.unregister(self._at_exit)
+        if self._warming is not None:  # never leave ONNX Runtime mid-load at interpreter exit
+            self._warming.join()
         if "conversations" in self.__dict__:
             self.conversations.close()
         if "answerer" in self.__dict__:

@@ -13,7 +13,6 @@ from .common import AsJson, Collection, Owner, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
-from .transactions import print_table
 
 
 def _print_sources(data: dict[str, Any]) -> None:
@@ -56,7 +55,7 @@ def ask(
 ) -> None:
     r"""Answer a question from your documents, citing sources as \[n]."""  # \[: not Rich markup
     where = _scope(tenant, collection, owner)  # checked before anything is opened
-    with _engine(generator) as engine:
+    with _engine(generator, warm_up=True) as engine:
         events = engine.ask_stream(question, where, mode=mode)
         if stream:
             for event in events:
@@ -84,6 +83,8 @@ def ask(
         else:
             out.print(data["answer"], markup=False, highlight=False)
         if data.get("records"):  # an exact answer: the table behind its figures
+            from .transactions import print_table  # with the importers: only for these answers
+
             print_table(data["records"]["table"])
         _print_sources(data)
     if answer.degraded:

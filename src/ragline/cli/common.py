@@ -8,10 +8,9 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from ..engine import Engine
 from ..errors import ConfigError, NotFoundError, RaglineError
@@ -19,10 +18,40 @@ from ..models import Scope
 from ..settings import Settings
 from ..store.types import NAME_PATTERN
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
-err = Console(stderr=True)
-out = Console(soft_wrap=True)
+
+
+class _LazyConsole:
+    """A rich ``Console`` made on first use: ``ragline search --json`` never imports rich
+    (~50 ms of a cold start)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def get(self) -> Console:
+        """The Console itself, for rich APIs that take one (``with console:`` needs the real object)."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.get(), name)
+
+
+def real_console(console: Console) -> Console:
+    """``err`` or ``out`` as a rich Console object."""
+    return console.get() if isinstance(console, _LazyConsole) else console
+
+
+err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
+out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]
 
 Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
 Collection = Annotated[list[str] | None, typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
@@ -55,10 +84,12 @@ def errors_to_exit() -> Iterator[None]:
 
 
 @contextmanager
-def engine_from_env(generator: str | None = None) -> Iterator[Engine]:
+def engine_from_env(generator: str | None = None, *, warm_up: bool = False) -> Iterator[Engine]:
     """An Engine built from the environment's settings, closed afterwards. ``generator``
     overrides ``settings.generator.name``: the CLI user is the operator, so a provider
-    named here is configured, not requested (the allow-list binds API tenants)."""
+    named here is configured, not requested (the allow-list binds API tenants).
+    ``warm_up``: start loading the embedding model now, in the background (a command
+    that will embed: its session is built while the store opens)."""
     from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
 
     settings = load_settings()
@@ -67,6 +98,8 @@ def engine_from_env(generator: str | None = None) -> Iterator[Engine]:
         settings = settings.model_copy(update={"generator": settings.generator.model_copy(update={"name": generator})})
     with errors_to_exit():  # e.g. tracing configured without its extra
         engine: Any = RemoteEngine(client, settings, generator) if client is not None else Engine(settings)
+        if warm_up and client is None:
+            engine.warm_up()
     try:
         with errors_to_exit():
             yield engine

@@ -1,4 +1,5 @@
-"""Core commands: ingest, sync, search, status."""
+"""Core commands: ingest, sync, search, status. What only ingesting needs (the
+progress bar, load options) is imported inside those commands."""
 
 from __future__ import annotations
 
@@ -7,18 +8,18 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from ..errors import ConfigError
-from ..ingest.loaders.options import LoadOptions
-from .common import AsJson, Collection, Owner, Tenant, app, err, out
+from .common import AsJson, Collection, Owner, Tenant, app, err, out, real_console
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+
+if TYPE_CHECKING:  # ingest-only: `ragline search` does not import them
+    from ..ingest.loaders.options import LoadOptions
 
 
 @contextmanager
@@ -26,8 +27,10 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]
     if not enabled or not err.is_terminal:
         yield None
         return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  TextColumn("{task.fields[current]}"), console=err, transient=True) as bar:
+                  TextColumn("{task.fields[current]}"), console=real_console(err), transient=True) as bar:
         task = bar.add_task("ingesting", total=None, current="")
 
         def update(done: int, total: int, current: str) -> None:
@@ -67,6 +70,8 @@ Ocr = Annotated[str | None, typer.Option("--ocr", help="OCR of images and text-l
 
 def _load_options(engine: Any, **overrides: Any) -> LoadOptions | None:
     """The settings' load options with this command's overrides, or None when there are none."""
+    from ..ingest.loaders.options import LoadOptions
+
     changes = {key: value for key, value in overrides.items() if value is not None}
     if "ocr" in changes and changes["ocr"] not in ("auto", "on", "off"):
         raise ConfigError(f"--ocr must be auto, on or off, not {changes['ocr']!r}")
@@ -139,7 +144,7 @@ def search(
         err.print(f"[red]error:[/red] --filter is not valid JSON: {exc}")
         raise typer.Exit(2) from exc
     where_scope = _scope(tenant, collection, owner)
-    with _engine() as engine:
+    with _engine(warm_up=mode != "keyword") as engine:
         result = engine.search(query, where_scope, mode=mode, k=k, threshold=threshold, filters=filters, sort=sort,
                                min_matches=min_matches, max_matches=max_matches)
     if result.degraded:
@@ -147,6 +152,8 @@ def search(
     if as_json:
         _print_json([hit.to_dict() for hit in result.hits])
         return
+    from rich.table import Table  # not for --json
+
     table = Table(show_lines=True)
     for column in ("#", "score", "source", "text"):
         table.add_column(column)
@@ -168,6 +175,8 @@ def status(as_json: AsJson = False) -> None:
     out.print(f"home {data['home']} · store {data['store']} · model {data['model']}")
     out.print(f"{data['tenants']} tenants, {data['collections']} collections, {data['documents']} documents, "
               f"{data['chunks']} chunks")
+    from rich.table import Table
+
     table = Table()
     for column in ("tenant", "collection", "documents", "chunks", "model"):
         table.add_column(column)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..errors import ConfigError
-from ..ingest.discover import discover
 from ..models import Hit, Scope
 from ..retrieve.search import SearchResult
 from ..settings import Settings
@@ -155,6 +154,8 @@ class RemoteEngine:
             raise ConfigError("--server uploads files as they are: record fields, --as-chunks and --ocr "
                               "follow the server's settings")
         started = time.monotonic()
+        from ..ingest.discover import discover  # the loaders: only when ingesting
+
         found = discover(paths, self.settings.home)
         collection = scope.collections[0]
         names = {c.name for c in self.client.collections()}

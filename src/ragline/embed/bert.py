@@ -30,11 +30,13 @@ import numpy as np
 from ragline.embed import check_vectors
 from ragline.errors import ConfigError, EmbedderError
 
+from .graph_cache import mapped_graph, weights_digest
 from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
 
 # Bump when the graph layout changes so stale cached models are not reused.
 GRAPH_VERSION = "fused-v1"
 _SORT_WINDOW = 4096  # texts tokenized and length-sorted together
+TOKEN_BUDGET = 16 * 256  # padded tokens per ONNX Runtime batch (bounds peak activation memory)
 POOLINGS = ("mean", "cls", "max")
 
 
@@ -153,6 +155,8 @@ class BertEmbedder:
     """
 
     cache_prefix = "bert"
+    spin = False  # ORT intra-op threads busy-wait between ops (see _make_session)
+    arena = False  # ORT's CPU memory arena (keeps peak activation memory reserved)
     missing_hint = "set RAGLINE_EMBEDDER__PATH to a folder holding them"
 
     def __init__(self, model_dir: Path | None, *, model_id: str, dimension: int, batch_size: int = 32,
@@ -247,12 +251,13 @@ class BertEmbedder:
         if self.precision == "fp32":
             return str(source) if isinstance(source, Path) else source
         # int8: cached beside the fp32 graph, keyed by its content and the recipe.
-        fp32 = source.read_bytes() if isinstance(source, Path) else source
         if self.cache_dir is None:
-            return quantize_graph(fp32)
-        digest = hashlib.sha256(fp32).hexdigest()[:16]
+            return quantize_graph(source.read_bytes() if isinstance(source, Path) else source)
+        digest = (weights_digest(source, self.cache_dir) if isinstance(source, Path)  # H2: not re-read per process
+                  else hashlib.sha256(source).hexdigest())[:16]
         cached = self.cache_dir / f"{self.cache_prefix}-{digest}-{QUANT_VERSION}.onnx"
         if not cached.is_file():
+            fp32 = source.read_bytes() if isinstance(source, Path) else source
             write_atomic(cached, quantize_graph(fp32))
             if not cached.is_file():  # a read-only cache dir
                 return quantize_graph(fp32)
@@ -262,11 +267,8 @@ class BertEmbedder:
         """The fused fp32 graph built from safetensors: its cached file, or bytes."""
         cached = None
         if self.cache_dir is not None:
-            digest = hashlib.sha256()
-            with weights.open("rb") as f:
-                for chunk in iter(lambda: f.read(1 << 22), b""):
-                    digest.update(chunk)
-            cached = self.cache_dir / f"{self.cache_prefix}-{digest.hexdigest()[:16]}-{GRAPH_VERSION}.onnx"
+            digest = weights_digest(weights, self.cache_dir)  # H2 (issue 13): not re-hashed per process
+            cached = self.cache_dir / f"{self.cache_prefix}-{digest[:16]}-{GRAPH_VERSION}.onnx"
             if cached.is_file():
                 return cached
         data = build_bert_graph(read_safetensors(weights), cfg).SerializeToString()
@@ -288,7 +290,17 @@ class BertEmbedder:
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.log_severity_level = 3
-        return ort.InferenceSession(self._model_source(model_dir, cfg), opts, providers=["CPUExecutionProvider"])
+        # Idle pool threads sleep instead of spinning: on a shared machine a spinning pool
+        # burns the cores other requests (and other tenants' workers) need.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if self.spin else "0")
+        # Without the arena, a batch's activations (attention scores alone are
+        # batch × heads × seq² floats per layer) go back to the allocator after the run
+        # instead of staying reserved for the life of the process.
+        opts.enable_cpu_mem_arena = self.arena
+        source = self._model_source(model_dir, cfg)
+        if isinstance(source, str) and Path(source).parent == self.cache_dir:  # H2 (issue 13): weights mapped
+            source = mapped_graph(source)
+        return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
     # -- public API ------------------------------------------------------
     @property
@@ -333,9 +345,26 @@ class BertEmbedder:
                 raise EmbedderError(f"{self.model_id}: tokenizer failed: {_reason(exc)}") from exc
             ids = [self._truncate(e.ids) for e in encodings]
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
+            for batch in self._batches(order, [len(ids[i]) for i in order]):
                 out[[lo + i for i in batch]] = self._embed_batch(session, [ids[i] for i in batch])
+        return out
+
+    def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
+        """``order`` (ascending by length) cut into batches of at most ``batch_size``
+        texts and at most ``TOKEN_BUDGET`` padded tokens (rows × longest): attention
+        memory grows with rows × length², so long texts go in smaller batches (32 texts
+        of 256 tokens peaked ingest at ~600 MB RSS; 16 at ~450 MB). A text much longer
+        than its batch's first starts a new batch: a few dozen sentences of 8–134 tokens
+        (an extractive answer's) padded to the longest cost 4× the CPU."""
+        out: list[list[int]] = []
+        first = 0
+        for i, length in zip(order, lengths):
+            if (out and len(out[-1]) < self.batch_size and (len(out[-1]) + 1) * length <= TOKEN_BUDGET
+                    and length <= 1.5 * first + 8):
+                out[-1].append(i)
+            else:
+                out.append([i])
+                first = length
         return out
 
     def _truncate(self, ids: list[int]) -> list[int]:

@@ -10,12 +10,18 @@ where per-channel quantization of the whole graph lost the most agreement.
 
 The quantized graph is a pure function of the fp32 graph and ``QUANT_VERSION``,
 so it is cached on disk beside the fp32 one (``bert.BertEmbedder._model_source``).
+Within one process it is also kept (as a file in a private temporary folder,
+removed at exit, not in memory): engines on several homes, as in the tests, then
+quantize once, not once per home.
 """
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import logging
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -25,12 +31,41 @@ from ragline.errors import EmbedderError
 QUANT_VERSION = "int8pc-v1"
 PRECISIONS = ("fp32", "int8")
 DEFAULT_OP_TYPES = ("MatMul",)
+_made: dict[str, Path] = {}  # this process's quantized graphs, by input digest and recipe
+
+
+def _remember(key: str, data: bytes) -> None:
+    """Keep ``data`` for this process (best effort) in a private folder removed at exit."""
+    try:
+        if not _made:
+            folder = Path(tempfile.mkdtemp(prefix="ragline-quant-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        else:
+            folder = next(iter(_made.values())).parent
+        path = folder / f"{key}.onnx"
+        path.write_bytes(data)
+        _made[key] = path
+    except OSError:
+        pass
 
 
 def quantize_graph(fp32_model: bytes, *, op_types: tuple[str, ...] = DEFAULT_OP_TYPES,
                    per_channel: bool = True, reduce_range: bool = False) -> bytes:
     """The int8 (weights) / uint8 (activations, dynamic) version of an fp32 ONNX
     model, serialized. ``EmbedderError`` when ONNX Runtime's quantizer fails."""
+    key = "-".join([hashlib.sha256(fp32_model).hexdigest()[:24], *op_types, str(per_channel), str(reduce_range),
+                    QUANT_VERSION])
+    if key in _made:
+        try:
+            return _made[key].read_bytes()
+        except OSError:
+            del _made[key]
+    data = _quantize(fp32_model, op_types, per_channel, reduce_range)
+    _remember(key, data)
+    return data
+
+
+def _quantize(fp32_model: bytes, op_types: tuple[str, ...], per_channel: bool, reduce_range: bool) -> bytes:
     try:
         from onnx import TensorProto
         from onnxruntime.quantization import QuantType, quantize_dynamic

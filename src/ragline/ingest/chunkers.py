@@ -5,6 +5,13 @@ longer than the budget), then merge neighbouring atoms greedily up to ``size``,
 starting each new chunk with up to ``overlap`` worth of the previous atoms.
 They differ only in what an atom is: the largest separator-delimited piece
 (recursive), a sentence, or a paragraph.
+
+With ``unit: tokens`` (the default) sizes are counted in the embedding model's
+own tokens and a chunk is capped at what the model reads (its window less the
+title and section lines embedded with it): a document that fits is one chunk, and
+overlap is only paid where a document is really split. Embedding cost is
+proportional to tokens, so this embeds each token about once instead of the
+~2x a fixed character size with overlap cost on short documents.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..models import Chunk, Document
+from ..models import Chunk, Document, index_text
 from ..settings import ChunkingSettings
 
 Span = tuple[int, int]
@@ -23,6 +30,7 @@ LengthFn = Callable[[str], int]
 RECURSIVE_SEPARATORS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-Ý])|\n\s*\n|\n(?=[-*•]\s)")
 _PARAGRAPH_END = re.compile(r"\n\s*\n")
+MIN_BUDGET = 16  # tokens: a chunk budget never drops below this, however long the title
 
 
 class Chunker(Protocol):
@@ -77,22 +85,30 @@ def _regex_atoms(text: str, span: Span, pattern: re.Pattern[str], size: int, len
 
 
 def _merge(text: str, atoms: list[Span], size: int, overlap: int, length: LengthFn) -> list[Span]:
+    """Greedy merge of contiguous atoms. Each atom is measured once and a run of atoms
+    is measured as the sum of its atoms: exact for characters, and for a wordpiece
+    tokenizer too, since atoms end at whitespace or punctuation (separators, sentence
+    ends); re-tokenizing every growing chunk cost more than embedding on long texts."""
+    sizes = [length(text[a:b]) for a, b in atoms]
     chunks: list[Span] = []
-    current: list[Span] = []
-    for atom in atoms:
-        if current and length(text[current[0][0]:atom[1]]) > size:
-            chunks.append((current[0][0], current[-1][1]))
-            # Carry over trailing atoms worth at most `overlap`, leaving room for `atom`.
-            carried: list[Span] = []
+    current: list[int] = []  # indices into atoms
+    total = 0
+    for index, atom_size in enumerate(sizes):
+        if current and total + atom_size > size:
+            chunks.append((atoms[current[0]][0], atoms[current[-1]][1]))
+            # Carry over trailing atoms worth at most `overlap`, leaving room for this atom.
+            carried: list[int] = []
+            kept = 0
             for previous in reversed(current):
-                candidate = text[previous[0]:current[-1][1]]
-                if length(candidate) > overlap or length(text[previous[0]:atom[1]]) > size:
+                if kept + sizes[previous] > overlap or kept + sizes[previous] + atom_size > size:
                     break
                 carried.insert(0, previous)
-            current = carried
-        current.append(atom)
+                kept += sizes[previous]
+            current, total = carried, kept
+        current.append(index)
+        total += atom_size
     if current:
-        chunks.append((current[0][0], current[-1][1]))
+        chunks.append((atoms[current[0]][0], atoms[current[-1]][1]))
     return chunks
 
 
@@ -108,32 +124,50 @@ def _strip(text: str, span: Span) -> Span | None:
 @dataclass
 class SpanChunker:
     """Splits each block of a document into chunks of at most ``size`` (measured by
-    ``length``), overlapping by up to ``overlap``. ``method`` picks the atoms."""
+    ``length``), overlapping by up to ``overlap``. ``method`` picks the atoms.
+
+    With a ``window`` (the model's input limit, in ``length`` units) a block's budget
+    is also capped at the window less the heading lines embedded with each chunk
+    (``index_text``), so no chunk is cut by the model or split again afterwards."""
 
     method: str = "recursive"
     size: int = 1000
     overlap: int = 200
     length: LengthFn = len
+    window: int | None = None
 
-    def spans(self, text: str) -> list[Span]:
+    def spans(self, text: str, size: int | None = None, overlap: int | None = None) -> list[Span]:
+        size = self.size if size is None else size
+        overlap = self.overlap if overlap is None else overlap
         whole = (0, len(text))
         if self.method == "none":
             atoms = [whole]
             return [s for s in (_strip(text, whole),) if s]
         if self.method == "sentence":
-            atoms = _regex_atoms(text, whole, _SENTENCE_END, self.size, self.length)
+            atoms = _regex_atoms(text, whole, _SENTENCE_END, size, self.length)
         elif self.method == "paragraph":
-            atoms = _regex_atoms(text, whole, _PARAGRAPH_END, self.size, self.length)
+            atoms = _regex_atoms(text, whole, _PARAGRAPH_END, size, self.length)
         else:
-            atoms = _recursive_atoms(text, whole, self.size, self.length, RECURSIVE_SEPARATORS)
-        merged = _merge(text, atoms, self.size, self.overlap, self.length)
+            atoms = _recursive_atoms(text, whole, size, self.length, RECURSIVE_SEPARATORS)
+        merged = _merge(text, atoms, size, overlap, self.length)
         return [s for s in (_strip(text, span) for span in merged) if s]
+
+    def budget(self, title: str | None, section: str | None) -> tuple[int, int]:
+        """(size, overlap) for a block under this title and section."""
+        if self.window is None:
+            return self.size, self.overlap
+        head = index_text(title, "", section)  # "Title\nSection\n": embedded before each chunk
+        size = max(MIN_BUDGET, min(self.size, self.window - (self.length(head) if head else 0)))
+        return size, min(self.overlap, size // 4) if size < self.size else self.overlap
 
     def chunk(self, document: Document) -> list[Chunk]:
         chunks: list[Chunk] = []
         offset = 0
+        budgets: dict[str | None, tuple[int, int]] = {}
         for block in document.blocks:
-            for start, end in self.spans(block.text):
+            if block.section not in budgets:
+                budgets[block.section] = self.budget(document.title, block.section)
+            for start, end in self.spans(block.text, *budgets[block.section]):
                 chunks.append(Chunk(text=block.text[start:end], position=len(chunks), start=offset + start,
                                     end=offset + end, page=block.page, section=block.section))
             offset += len(block.text) + 2  # blocks are joined by a blank line in Document.text
@@ -182,12 +216,16 @@ BLOCKS_AS_CHUNKS = SpanChunker(method="none")
 """One chunk per block, unsplit: for documents whose blocks already are chunks."""
 
 
-def make_chunker(settings: ChunkingSettings, token_length: LengthFn | None = None) -> SpanChunker:
-    """Build the chunker a collection's settings describe."""
+def make_chunker(settings: ChunkingSettings, token_length: LengthFn | None = None,
+                 window: int | None = None) -> SpanChunker:
+    """Build the chunker a collection's settings describe. ``token_length`` is the
+    embedder's tokenizer (``count_tokens``) and ``window`` its input limit in those
+    tokens: with ``unit: tokens`` chunks never exceed it. Token chunking without a
+    tokenizer (the hashing embedder, remote APIs) is a configuration error: a guessed
+    token count would not be what the setting says."""
     if settings.unit == "tokens":
         if token_length is None:
-            raise ValueError("chunking.unit='tokens' needs a tokenizer")
-        length = token_length
-    else:
-        length = len
-    return SpanChunker(method=settings.method, size=settings.size, overlap=settings.overlap, length=length)
+            raise ValueError("chunking.unit='tokens' needs the embedder's tokenizer; this embedder has none")
+        return SpanChunker(method=settings.method, size=settings.size, overlap=settings.overlap,
+                           length=token_length, window=window)
+    return SpanChunker(method=settings.method, size=settings.size, overlap=settings.overlap, length=len)

@@ -44,7 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     os.dup2(devnull, 0)
     os.dup2(2, 1)
     _cap_memory(memory_mb)
-    from . import loaders  # noqa: F401 - import the parsers before saying ready, not during a file's time
+    from . import loaders  # the parsers are imported before saying ready, not during a file's time
+    from .loaders import archive  # noqa: F401
+
+    loaders.LOADERS  # noqa: B018 - the registry is lazy elsewhere (a search never loads it); not here
 
     write_frame(replies, {"ready": os.getpid()})
     while True:

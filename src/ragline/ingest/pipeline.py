@@ -5,14 +5,24 @@ idempotent: an unchanged document does no work, a changed one re-embeds only
 chunks whose text is new (vectors of unchanged chunks are reused from the store
 or the embedding cache), and each document is written in one transaction, so a
 failure never leaves partial chunks behind.
+
+Embedding overlaps the rest: a batch's vectors are computed on one worker thread
+(ONNX Runtime releases the GIL) while this thread parses and chunks the next
+files and writes the previous batch. The store is only touched from the calling
+thread, so store backends need not be thread-safe; the worker caches each
+embedder batch as it is done (``EmbeddingCache`` locks), so a run that crashes
+re-embeds only what it had not finished.
 """
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
+import queue
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +75,17 @@ class _Pending:
     is_new: bool
 
 
+@dataclass
+class _Batch:
+    """Documents whose missing vectors are being embedded: each embedder batch's
+    vectors arrive on ``parts`` (then None); ``done`` raises what embedding raised."""
+
+    pending: list[_Pending]
+    known: dict[str, np.ndarray]
+    parts: queue.SimpleQueue[dict[str, np.ndarray] | None] = field(default_factory=queue.SimpleQueue)
+    done: Future[None] | None = None
+
+
 class Ingestor:
     """Runs ingestion for one scope with one embedder and chunker."""
 
@@ -114,6 +135,20 @@ class Ingestor:
         seen: set[str] = set()
         failed_origins: set[str] = set()
         pending: list[_Pending] = []
+        with ThreadPoolExecutor(1, thread_name_prefix="ragline-embed") as worker:
+            self._overlapped(files, scope, password, progress, summary, seen, failed_origins, pending, worker)
+        if progress:
+            progress(len(files), len(files), "")
+        if purge_missing:
+            summary.deleted = self._purge(paths, scope, seen, failed_origins)
+        summary.seconds = time.perf_counter() - started
+        return summary
+
+    def _overlapped(self, files: list[tuple[Path, str]], scope: Scope, password: str | None,
+                    progress: Progress | None, summary: IngestSummary, seen: set[str], failed_origins: set[str],
+                    pending: list[_Pending], worker: ThreadPoolExecutor) -> None:
+        """Parse, chunk and write on this thread while the previous batch embeds on ``worker``."""
+        inflight: _Batch | None = None
         for done, (file, source) in enumerate(files):
             if progress:
                 progress(done, len(files), source)
@@ -138,14 +173,9 @@ class Ingestor:
             for entry in entries:
                 pending.append(entry)
                 if sum(len(p.chunks) for p in pending) >= self.batch_chunks:
-                    self._flush(pending, scope, summary)
-        self._flush(pending, scope, summary)
-        if progress:
-            progress(len(files), len(files), "")
-        if purge_missing:
-            summary.deleted = self._purge(paths, scope, seen, failed_origins)
-        summary.seconds = time.perf_counter() - started
-        return summary
+                    inflight = self._flush(pending, scope, summary, inflight, worker)
+        inflight = self._flush(pending, scope, summary, inflight, worker)
+        self._finish(inflight, scope, summary)
 
     def add_documents(self, documents: list[Document], scope: Scope, origin: str | None = None) -> IngestSummary:
         """Ingest already-loaded documents (API text uploads, records). With an
@@ -241,18 +271,88 @@ class Ingestor:
                                 media_type=document.media_type, content_hash=doc_hash, metadata=metadata)
         return _Pending(record=record, chunks=records, vectors=vectors, is_new=existing is None)
 
-    def _flush(self, pending: list[_Pending], scope: Scope, summary: IngestSummary) -> None:
+    def _flush(self, pending: list[_Pending], scope: Scope, summary: IngestSummary, inflight: _Batch | None = None,
+               worker: ThreadPoolExecutor | None = None) -> _Batch | None:
+        """Start embedding ``pending`` (on ``worker``, else here and now), then finish the
+        batch that was in flight; return the new batch, still in flight with a worker."""
         if not pending:
-            return
-        try:
-            self._fill_vectors(pending, summary, scope.tenant)
-        except EmbedderError as exc:
-            # The batch's documents fail; nothing of them is written; the run goes on.
-            summary.failed.extend({"path": p.record.origin or p.record.source, "error": f"embedding failed: {exc}"}
-                                  for p in pending)
-            pending.clear()
-            return
+            return inflight
+        batch = self._start(list(pending), summary, scope.tenant, worker)
+        pending.clear()
+        self._finish(inflight, scope, summary)
+        if worker is None:
+            self._finish(batch, scope, summary)
+            return None
+        return batch
+
+    def _start(self, pending: list[_Pending], summary: IngestSummary, tenant: str,
+               worker: ThreadPoolExecutor | None) -> _Batch:
+        """Vectors for chunks that have none: from the tenant's cache (looked up here),
+        the rest embedded on ``worker`` (or here, without one)."""
+        wanted: dict[str, str] = {}
         for entry in pending:
+            for chunk, vector in zip(entry.chunks, entry.vectors):
+                if vector is None:
+                    wanted[chunk.content_hash] = index_text(entry.record.title, chunk.text, chunk.section)
+        model = cache_model_key(self.embedder)
+        known = self.cache.get_many(model, list(wanted), tenant=tenant) if (self.cache and wanted) else {}
+        # Sorted by length, like the embedder's own batches: similar lengths, little padding.
+        todo = sorted((h for h in wanted if h not in known), key=lambda h: len(wanted[h]))
+        batch = _Batch(pending, known)
+        if todo:
+            texts = [wanted[h] for h in todo]
+            if worker is None:
+                batch.done = Future()
+                try:
+                    batch.done.set_result(self._embed(todo, texts, model, tenant, batch.parts))
+                except EmbedderError as exc:
+                    batch.done.set_exception(exc)
+            else:
+                # In this thread's context: the embed spans stay children of this ingest's span.
+                batch.done = worker.submit(contextvars.copy_context().run, self._embed, todo, texts, model, tenant,
+                                           batch.parts)
+        return batch
+
+    def _embed(self, hashes: list[str], texts: list[str], model: str, tenant: str,
+               parts: queue.SimpleQueue[dict[str, np.ndarray] | None]) -> None:
+        """Embed ``texts`` in the embedder's batch size, caching each batch's vectors and
+        handing them to ``parts`` (None at the end). May run on the worker thread: it
+        never touches the store (the cache is thread-safe)."""
+        step = max(1, int(getattr(self.embedder, "batch_size", 0) or 32))
+        try:
+            for start in range(0, len(texts), step):
+                part = texts[start:start + step]
+                # Checked before anything is cached or stored: a NaN or wrong-width vector
+                # from any embedder would poison every later search of the collection.
+                with span("embed", texts=len(part)):
+                    vectors = check_vectors(self.embedder.embed_documents(part), len(part),
+                                            self.embedder.dimension, model)
+                computed = dict(zip(hashes[start:start + step], vectors))
+                if self.cache:
+                    self.cache.put_many(model, computed, tenant=tenant)
+                parts.put(computed)
+        finally:
+            parts.put(None)
+
+    def _finish(self, batch: _Batch | None, scope: Scope, summary: IngestSummary) -> None:
+        """Wait for the batch's vectors, cache them, and write its documents (one
+        transaction each). An embedding failure fails the batch's documents, nothing of
+        them is written, and the run goes on."""
+        if batch is None:
+            return
+        if batch.done is not None:
+            while (computed := batch.parts.get()) is not None:
+                summary.embedded += len(computed)
+                batch.known.update(computed)
+            try:
+                batch.done.result()
+            except EmbedderError as exc:
+                summary.failed.extend({"path": p.record.origin or p.record.source,
+                                       "error": f"embedding failed: {exc}"} for p in batch.pending)
+                return
+        for entry in batch.pending:
+            entry.vectors = [v if v is not None else batch.known[c.content_hash]
+                             for c, v in zip(entry.chunks, entry.vectors)]
             vectors = np.stack(entry.vectors) if entry.vectors else np.zeros((0, self.embedder.dimension), np.float32)
             with span("store", chunks=len(entry.chunks)):
                 self.store.put_document(scope, entry.record, entry.chunks, vectors)
@@ -261,38 +361,6 @@ class Ingestor:
                 summary.added += 1
             else:
                 summary.updated += 1
-        pending.clear()
-
-    def _fill_vectors(self, pending: list[_Pending], summary: IngestSummary, tenant: str) -> None:
-        """Vectors for chunks that have none: from the tenant's cache, else embedded
-        batch by batch, each batch cached as soon as it is done, so a run that
-        crashes midway re-embeds only what it had not finished."""
-        wanted: dict[str, str] = {}
-        for entry in pending:
-            for chunk, vector in zip(entry.chunks, entry.vectors):
-                if vector is None:
-                    wanted[chunk.content_hash] = index_text(entry.record.title, chunk.text, chunk.section)
-        if not wanted:
-            return
-        model = cache_model_key(self.embedder)
-        known = self.cache.get_many(model, list(wanted), tenant=tenant) if self.cache else {}
-        # Sorted by length, like the embedder's own batches: similar lengths, little padding.
-        todo = sorted((h for h in wanted if h not in known), key=lambda h: len(wanted[h]))
-        step = max(1, int(getattr(self.embedder, "batch_size", 0) or 32))
-        for start in range(0, len(todo), step):
-            part = todo[start:start + step]
-            # Checked before anything is cached or stored: a NaN or wrong-width vector
-            # from any embedder would poison every later search of the collection.
-            with span("embed", texts=len(part)):
-                vectors = check_vectors(self.embedder.embed_documents([wanted[h] for h in part]), len(part),
-                                        self.embedder.dimension, model)
-            computed = dict(zip(part, vectors))
-            summary.embedded += len(part)
-            if self.cache:
-                self.cache.put_many(model, computed, tenant=tenant)
-            known.update(computed)
-        for entry in pending:
-            entry.vectors = [v if v is not None else known[c.content_hash] for c, v in zip(entry.chunks, entry.vectors)]
 
     def _purge(self, paths: Iterable[Path], scope: Scope, seen: set[str], failed_origins: set[str]) -> int:
         stale: list[str] = []

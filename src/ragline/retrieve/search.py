@@ -92,8 +92,10 @@ class Searcher:
                 keyword = _keyword(searches, query, depth)
             timings["keyword"] = (time.perf_counter() - started) * 1000
         if mode == "hybrid":
+            started = time.perf_counter()
             with span("fuse", fusion=self.settings.fusion):
                 scored = self._fuse(dense, keyword)
+            timings["fuse"] = (time.perf_counter() - started) * 1000
         else:
             scored = dense if mode == "dense" else keyword
         if self.settings.feedback != "none" and scored:

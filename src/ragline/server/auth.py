@@ -17,6 +17,7 @@ from __future__ import annotations
 import hmac
 import json
 import re
+import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -95,14 +96,17 @@ def admit(app: Any, info: ApiKeyInfo, method: str, path: str) -> None:
         quotas.check_storage(app.state.engine, info.tenant)
 
 
-def tenant_principal(request: Request,
-                     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(tenant_bearer)]) -> Principal:
-    """The calling tenant, from its API key (401 when missing or wrong)."""
+async def tenant_principal(request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None,
+                                                                    Depends(tenant_bearer)]) -> Principal:
+    """The calling tenant, from its API key (401 when missing or wrong). Async: with
+    ``AuthFirst`` in front it only reads its result, and a sync dependency cost every
+    request a hop to a worker thread (slow when another tenant keeps the CPU busy)."""
     path = request.scope.get("path", "")
     info = getattr(request.state, "api_key", None)
     if info is None:  # no AuthFirst in front of this app: check here (the body is read by now)
-        info = authenticate(request.app.state.engine, credentials.credentials if credentials else None)
-        admit(request.app, info, request.method, path)
+        info = await run_in_threadpool(authenticate, request.app.state.engine,
+                                       credentials.credentials if credentials else None)
+        await run_in_threadpool(admit, request.app, info, request.method, path)
     request.state.tenant = info.tenant
     request.state.key_owner = info.owner
     if info.owner is not None and _is(TENANT_WIDE, request.method, path):
@@ -146,6 +150,7 @@ class AuthFirst:
             return
         app = scope["app"]
         state = scope.setdefault("state", {})
+        started = time.perf_counter()
         try:
             if _is_admin_path(path):
                 check_admin_key(app.state.settings, _bearer(scope) or "")
@@ -155,6 +160,7 @@ class AuthFirst:
                 await run_in_threadpool(_authenticate_and_admit, app, _bearer(scope), scope.get("method", ""),
                                         path, state)
         except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape
+            await quotas_of(app).hold_refusal(state.get("tenant"), exc)  # a client ignoring Retry-After waits
             await _refuse(exc, state, send)
             return
         if _is(UPLOADS, scope.get("method", ""), path):
@@ -163,13 +169,24 @@ class AuthFirst:
         if gate is None or scope.get("method") != "POST" or state["tenant"] == "(admin)":
             await self.app(scope, receive, send)
             return
+        admitted = time.perf_counter()
         try:  # the work of a tenant's request (not its lookups) shares the process fairly
             slot = await gate.enter(state["tenant"])
         except ApiError as exc:
             await _refuse(exc, state, send)
             return
+        # Where a slow request's time went before the route ran (the request log line shows it).
+        state.setdefault("log_extra", {}).update({"admit_ms": round((admitted - started) * 1000, 2),
+                                                  "gate_ms": round((time.perf_counter() - admitted) * 1000, 2)})
+        extra = state["log_extra"]
+
+        async def noted(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":  # before the log line: the time it stepped aside
+                extra["paused_ms"] = round(slot.paused_s * 1000, 2)
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, noted)
         finally:
             gate.leave(slot)
 

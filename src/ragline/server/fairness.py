@@ -18,9 +18,10 @@ server from many connections, every other tenant's requests queue behind its wor
 Two requests that do run at once share one GIL, so at the library's pause points
 (``ragline.pause``: between search stages, before generating) an older request steps
 aside while a newer one of another tenant runs (at most ``max_pause_s`` per
-request): a tenant's short search then runs at nearly its solo speed next to
-another's long one. Waiting on a remote LLM is not CPU work: the answer path gives
-the slot back for the provider call (``released``), so a slow provider does not hold it. Ingestion
+request; never for a tenant with more requests running and waiting than its own):
+a tenant's short search then runs at nearly its solo speed next to another's long
+one. Waiting on a remote LLM is not CPU work: the answer path gives the slot back
+for the provider call (``released``), so a slow provider does not hold it. Ingestion
 runs in its own process (``worker_process``), outside this gate.
 """
 
@@ -159,14 +160,23 @@ class FairGate:
         """Wait while a request of another tenant that started after this one runs (at
         most ``max_pause_s`` per request in all): under one GIL two running requests
         share the CPU, so the older one steps aside and the newer, typically short one
-        finishes at nearly its solo speed. Called at the checkpoints of the request path."""
+        finishes at nearly its solo speed. Only for a tenant with no more requests running
+        and waiting than this one's: a flooding tenant always has a newer request
+        running, and the request of a tenant sending one at a time used to step aside
+        for it at every pause point (the tenancy drill: up to ``max_pause_s`` each).
+        Called at the checkpoints of the request path."""
         with self._lock:
             while slot.paused_s < self.max_pause_s and any(
                     other.tenant != slot.tenant and other.started > slot.started and other.held
+                    and self._load(other.tenant) <= self._load(slot.tenant)
                     for other in self._active):
                 began = time.monotonic()
                 self._changed.wait(self.max_pause_s - slot.paused_s)
                 slot.paused_s += time.monotonic() - began
+
+    def _load(self, tenant: str) -> int:
+        """The tenant's requests running and waiting (lock held)."""
+        return self._running[tenant] + len(self._waiting.get(tenant, ()))
 
     def _dispatch(self) -> None:
         """Grant free slots to waiting tickets, fairest first (lock held)."""

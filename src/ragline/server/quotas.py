@@ -17,10 +17,17 @@
   it has been paid back. Reading, parsing and queueing bodies is work the server
   does for everyone: this keeps one tenant's flood of uploads from taking it all.
 - Concurrent jobs: capped where workers claim (``Engine.claim_job``), not here.
+
+A rate refusal is held up to ``REFUSAL_HOLD_S`` before it is sent (``hold_refusal``;
+at most ``REFUSALS_HELD_PER_TENANT`` of one tenant's at once): a client that ignores
+``Retry-After`` and asks again at once otherwise made the server accept a connection,
+authenticate and refuse it a hundred times a second (the tenancy drill), work the
+other tenants waited behind. A held refusal is a sleeping coroutine: no thread, no body.
 """
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
@@ -34,6 +41,12 @@ if TYPE_CHECKING:
 
 UPLOAD_BURST_S = 10
 """The upload budget holds this many seconds' worth: a flood is slowed within seconds."""
+
+REFUSAL_HOLD_S = 1.0
+"""A rate refusal waits this long (or its Retry-After, if shorter) before it is sent."""
+
+REFUSALS_HELD_PER_TENANT = 32
+"""Beyond this many of one tenant's refusals being held, the next is sent at once."""
 
 STORAGE_RETRY_AFTER_S = 60
 """Retry-After of a storage refusal: space comes back only when documents are deleted."""
@@ -71,7 +84,26 @@ class Quotas:
         self.settings = settings
         self._buckets: dict[str, tuple[int, TokenBucket]] = {}
         self._upload_budgets: dict[str, tuple[float, TokenBucket]] = {}
+        self._held: dict[str, int] = {}  # rate refusals being held, per tenant (event loop only)
         self._lock = threading.Lock()
+
+    async def hold_refusal(self, tenant: str | None, refusal: Exception) -> float:
+        """Wait before a ``rate_limited`` refusal of ``tenant`` is sent (see the module
+        docstring); returns the seconds held (0 for other errors, or past the cap)."""
+        if tenant is None or getattr(refusal, "code", None) != "rate_limited":
+            return 0.0
+        if self._held.get(tenant, 0) >= REFUSALS_HELD_PER_TENANT:
+            return 0.0
+        retry = (getattr(refusal, "headers", None) or {}).get("Retry-After", "")
+        hold = min(REFUSAL_HOLD_S, float(retry)) if retry.isdigit() else REFUSAL_HOLD_S
+        self._held[tenant] = self._held.get(tenant, 0) + 1
+        try:
+            await asyncio.sleep(hold)
+        finally:
+            self._held[tenant] -= 1
+            if not self._held[tenant]:
+                del self._held[tenant]
+        return hold
 
     def _upload_budget(self, tenant: str, now: float) -> tuple[float, TokenBucket] | None:
         mb = self.settings.for_tenant(tenant).upload_mb_per_minute

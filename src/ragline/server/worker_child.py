@@ -1,7 +1,8 @@
 """The server's ingestion process: ``python -m ragline.server.worker_child PARENT_PID THREADS NICE``.
 
 ``WorkerProcess`` starts it so that ingestion (chunking, embedding, writing) runs
-at a lower CPU priority and outside the server's interpreter: one tenant's big
+at a lower CPU priority (``server.job_nice``, and the idle scheduling class with
+``server.job_idle``) and outside the server's interpreter: one tenant's big
 upload then cannot take the GIL and the cores that answer other tenants' searches.
 The first line on stdin is the server's settings as JSON (the child sees exactly
 the server's configuration, however it was built); each later line wakes idle
@@ -36,6 +37,20 @@ class _ReportedMetrics:
                 pass
 
 
+def idle_class() -> bool:
+    """Put this thread (and the threads it starts later) in Linux's idle scheduling class,
+    so ingestion runs only on CPU time nothing else in the server wants (False where
+    the platform has no such class or refuses it)."""
+    if not hasattr(os, "SCHED_IDLE"):
+        return False
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except OSError as exc:
+        logging.getLogger("ragline.server").warning(json.dumps({"event": "job_idle_class_refused", "error": str(exc)}))
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     parent, threads, nice = (int(a) for a in (argv if argv is not None else sys.argv[1:]))
     from ..children import die_with_parent
@@ -56,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_logging()
     log = logging.getLogger("ragline.server")
     settings = Settings.model_validate_json(sys.stdin.readline())
+    if settings.server.job_idle:
+        idle_class()  # before any worker thread starts: they inherit it
     engine = Engine(settings)
     runner = JobRunner(engine, Uploads(settings.home), workers=threads, metrics=_ReportedMetrics(reports))
     try:

@@ -2,30 +2,21 @@
 
 ``LOADERS`` is the registry, keyed by name; ``loader_for`` picks one from the
 file extension, then from the content (a PDF or ZIP signature wins over a
-misleading extension).
+misleading extension). The loader modules (and their parsers) are imported on
+first use, so a search that imports this package does not load them.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import LoaderError
 from ...models import Document
-from .archive import ZIP_SIGNATURE
-from .docx import DocxLoader
-from .eml import EmlLoader
-from .epub import EpubLoader
-from .html import HtmlLoader
-from .image import ImageLoader
-from .odt import OdtLoader
-from .options import LoadOptions
-from .pdf import PdfLoader
-from .pptx import PptxLoader
-from .rtf import RtfLoader
-from .structured import CsvLoader, JsonLinesLoader, JsonLoader
-from .text import MarkdownLoader, TextLoader
-from .xlsx import XlsxLoader
+
+if TYPE_CHECKING:
+    from .options import LoadOptions
 
 
 class Loader(Protocol):
@@ -39,47 +30,78 @@ class Loader(Protocol):
              options: LoadOptions | None = None) -> list[Document | LoaderError]: ...
 
 
-LOADERS: dict[str, Loader] = {
-    loader.name: loader
-    for loader in (
-        TextLoader(),
-        MarkdownLoader(),
-        HtmlLoader(),
-        PdfLoader(),
-        DocxLoader(),
-        CsvLoader(),
-        JsonLoader(),
-        JsonLinesLoader(),
-        ImageLoader(),
-        PptxLoader(),
-        XlsxLoader(),
-        OdtLoader(),
-        EpubLoader(),
-        EmlLoader(),
-        RtfLoader(),
-    )
-}
+@cache
+def _registry() -> dict[str, Loader]:
+    """The loaders by name, imported on first use: a search never pays for them."""
+    from .docx import DocxLoader
+    from .eml import EmlLoader
+    from .epub import EpubLoader
+    from .html import HtmlLoader
+    from .image import ImageLoader
+    from .odt import OdtLoader
+    from .pdf import PdfLoader
+    from .pptx import PptxLoader
+    from .rtf import RtfLoader
+    from .structured import CsvLoader, JsonLinesLoader, JsonLoader
+    from .text import MarkdownLoader, TextLoader
+    from .xlsx import XlsxLoader
+
+    return {
+        loader.name: loader
+        for loader in (
+            TextLoader(),
+            MarkdownLoader(),
+            HtmlLoader(),
+            PdfLoader(),
+            DocxLoader(),
+            CsvLoader(),
+            JsonLoader(),
+            JsonLinesLoader(),
+            ImageLoader(),
+            PptxLoader(),
+            XlsxLoader(),
+            OdtLoader(),
+            EpubLoader(),
+            EmlLoader(),
+            RtfLoader(),
+        )
+    }
+
+
+@cache
+def _by_extension() -> dict[str, Loader]:
+    return {ext: loader for loader in _registry().values() for ext in loader.extensions}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LOADERS":
+        return _registry()
+    if name == "_BY_EXTENSION":
+        return _by_extension()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 ZIP_FORMATS = frozenset({"pptx", "xlsx", "odt", "epub"})
 """Formats packaged as ZIP archives: without the signature the file is not one."""
 
-_BY_EXTENSION = {ext: loader for loader in LOADERS.values() for ext in loader.extensions}
-
 
 def supported_extensions() -> list[str]:
-    return sorted(_BY_EXTENSION)
+    return sorted(_by_extension())
 
 
 def loader_for(path: Path, head: bytes, source: str | None = None) -> Loader:
     """Choose a loader by extension, letting unmistakable content signatures win.
     Errors name ``source`` (default: the path)."""
+    from .archive import ZIP_SIGNATURE
+
     name = source or str(path)
+    loaders = _registry()
     if head.startswith(b"%PDF-"):
-        return LOADERS["pdf"]
+        return loaders["pdf"]
     ext = path.suffix.lower()
     if head.startswith(b"PK\x03\x04") and ext == ".docx":
-        return LOADERS["docx"]
-    loader = _BY_EXTENSION.get(ext)
+        return loaders["docx"]
+    loader = _by_extension().get(ext)
     if loader is not None and loader.name in ZIP_FORMATS and not head.startswith(ZIP_SIGNATURE):
         raise LoaderError(name, f"not a {ext} file (no ZIP signature)")
     if loader is None:
