@@ -252,3 +252,34 @@ def test_a_request_does_not_step_aside_for_a_tenant_with_more_requests_running_a
     victim_paused, flood_paused = _run(scenario())
     assert victim_paused == 0
     assert flood_paused > 0
+
+
+def test_a_flooding_tenants_newer_request_steps_aside_for_a_lighter_tenants_older_one() -> None:
+    """The flood's next request starts while the victim's is in flight: newer, it used
+    to run beside it unpaused. The busier tenant now yields whatever the ages."""
+    from ragline.pause import pause_point
+
+    async def scenario() -> float:
+        gate = FairGate(slots=2, max_pause_s=0.5)
+        victim = await gate.enter("victim")  # older
+        flood = await gate.enter("hostile")  # newer
+        flood_context = contextvars.copy_context()
+        done = asyncio.Event()
+
+        async def more_of_the_flood() -> None:
+            slot = await gate.enter("hostile")
+            await done.wait()
+            gate.leave(slot)
+
+        queued = asyncio.create_task(more_of_the_flood())
+        await asyncio.sleep(0.01)
+        waiter = asyncio.create_task(asyncio.to_thread(flood_context.run, pause_point))
+        await asyncio.sleep(0.05)
+        gate.leave(victim)  # the victim's request ends: the flood goes on
+        await waiter
+        gate.leave(flood)
+        done.set()
+        await queued
+        return flood.paused_s
+
+    assert _run(scenario()) >= 0.04

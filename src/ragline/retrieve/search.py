@@ -63,6 +63,7 @@ class Searcher:
         degraded = None
         vector = None
         searches = self.store.scoped(scope, filters)  # collections resolved, filters parsed: once
+        pause_point()  # before the query is embedded: the first stage a lighter tenant may go ahead of
         if mode in ("dense", "hybrid"):
             for ref in searches.collections:  # another model's vectors would rank garbage, silently
                 if ref.model_id and ref.model_id != self.embedder.model_id:

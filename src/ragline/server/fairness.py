@@ -157,22 +157,25 @@ class FairGate:
             self._changed.notify_all()
 
     def _pause(self, slot: _Slot) -> None:
-        """Wait while a request of another tenant that started after this one runs (at
-        most ``max_pause_s`` per request in all): under one GIL two running requests
-        share the CPU, so the older one steps aside and the newer, typically short one
-        finishes at nearly its solo speed. Only for a tenant with no more requests running
-        and waiting than this one's: a flooding tenant always has a newer request
-        running, and the request of a tenant sending one at a time used to step aside
-        for it at every pause point (the tenancy drill: up to ``max_pause_s`` each).
-        Called at the checkpoints of the request path."""
+        """Wait while a request this one yields to runs (``_yields_to``; at most
+        ``max_pause_s`` per request in all): under one GIL two running requests share
+        the CPU, so the request of the busier tenant steps aside and the other finishes
+        at nearly its solo speed. Called at the checkpoints of the request path."""
         with self._lock:
             while slot.paused_s < self.max_pause_s and any(
-                    other.tenant != slot.tenant and other.started > slot.started and other.held
-                    and self._load(other.tenant) <= self._load(slot.tenant)
+                    other.tenant != slot.tenant and other.held and self._yields_to(slot, other)
                     for other in self._active):
                 began = time.monotonic()
                 self._changed.wait(self.max_pause_s - slot.paused_s)
                 slot.paused_s += time.monotonic() - began
+
+    def _yields_to(self, slot: _Slot, other: _Slot) -> bool:
+        """Whether ``slot`` steps aside while ``other`` (another tenant's) runs: for a
+        tenant with fewer requests running and waiting, whatever their ages (a flooding
+        tenant's next request always starts while the other's is in flight, and must
+        not share the CPU with it); between equal loads, the older for the newer (lock held)."""
+        mine, theirs = self._load(slot.tenant), self._load(other.tenant)
+        return theirs < mine or (theirs == mine and other.started > slot.started)
 
     def _load(self, tenant: str) -> int:
         """The tenant's requests running and waiting (lock held)."""
