@@ -214,6 +214,13 @@ def test_pausing_is_bounded_and_never_waits_for_the_same_tenant() -> None:
     assert same < 0.1
 
 
+async def _hold(gate: FairGate, tenant: str, done: asyncio.Event) -> None:
+    """One more request of ``tenant``, running or waiting until ``done``."""
+    slot = await gate.enter(tenant)
+    await done.wait()
+    gate.leave(slot)
+
+
 def test_a_request_does_not_step_aside_for_a_tenant_with_more_requests_running_and_waiting() -> None:
     """A flooding tenant always has a newer request running: the request of a tenant
     sending one at a time must not wait for it at pause points (the tenancy drill)."""
@@ -227,12 +234,7 @@ def test_a_request_does_not_step_aside_for_a_tenant_with_more_requests_running_a
         flood_context = contextvars.copy_context()
         done = asyncio.Event()
 
-        async def more_of_the_flood() -> None:
-            slot = await gate.enter("hostile")
-            await done.wait()
-            gate.leave(slot)
-
-        queued = asyncio.create_task(more_of_the_flood())  # and more of the hostile's wait
+        queued = asyncio.create_task(_hold(gate, "hostile", done))  # and more of the hostile's wait
         await asyncio.sleep(0.01)
         assert gate.snapshot() == {"running": {"victim": 1, "hostile": 1}, "waiting": {"hostile": 1}}
         await asyncio.to_thread(victim_context.run, pause_point)
@@ -266,12 +268,7 @@ def test_a_flooding_tenants_newer_request_steps_aside_for_a_lighter_tenants_olde
         flood_context = contextvars.copy_context()
         done = asyncio.Event()
 
-        async def more_of_the_flood() -> None:
-            slot = await gate.enter("hostile")
-            await done.wait()
-            gate.leave(slot)
-
-        queued = asyncio.create_task(more_of_the_flood())
+        queued = asyncio.create_task(_hold(gate, "hostile", done))
         await asyncio.sleep(0.01)
         waiter = asyncio.create_task(asyncio.to_thread(flood_context.run, pause_point))
         await asyncio.sleep(0.05)
