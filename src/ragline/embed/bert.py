@@ -303,6 +303,12 @@ class BertEmbedder:
         return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
 
     # -- public API ------------------------------------------------------
+    def warm_up(self) -> None:
+        """Load the tokenizer and the ONNX session now (``Engine.warm_up`` runs this in a
+        background thread; a concurrent ``embed_*`` call waits for it, under the lock)."""
+        self._get_tokenizer()
+        self._get_session()
+
     @property
     def max_tokens(self) -> int:
         """Tokens (as ``count_tokens`` counts them) read before the rest is cut: the

@@ -33,11 +33,6 @@ class LocalEmbedder(BertEmbedder):
     cache_prefix = "local"
     missing_hint = f"{_SETTING} must name a folder holding them"
 
-    def warm_up(self) -> None:
-        """Load the tokenizer and the ONNX session now (see ``MiniLMEmbedder.warm_up``)."""
-        self._get_tokenizer()
-        self._get_session()
-
     @classmethod
     def from_setting(cls, settings: EmbedderSettings, cache_dir: Path | None = None) -> LocalEmbedder:
         """Check the folder now (a clear error naming the setting, before anything is

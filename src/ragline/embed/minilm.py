@@ -56,12 +56,6 @@ class MiniLMEmbedder(BertEmbedder):
         super().__init__(model_dir, model_id=MODEL_ID, dimension=384, batch_size=batch_size, threads=threads,
                          cache_dir=cache_dir, max_seq_length=256, precision=precision)
 
-    def warm_up(self) -> None:
-        """Load the tokenizer and the ONNX session now (``Engine.warm_up`` runs this in a
-        background thread; a concurrent ``embed_*`` call waits for it, under the lock)."""
-        self._get_tokenizer()
-        self._get_session()
-
     def model_dir(self) -> Path:
         if self._model_dir is None:
             self._model_dir = default_model_dir()

@@ -18,6 +18,7 @@ quantize once, not once per home.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import logging
 import os
@@ -34,15 +35,18 @@ DEFAULT_OP_TYPES = ("MatMul",)
 _made: dict[str, Path] = {}  # this process's quantized graphs, by input digest and recipe
 
 
+@functools.cache
+def _folder() -> Path:
+    """This process's private folder for quantized graphs, removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="ragline-quant-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def _remember(key: str, data: bytes) -> None:
-    """Keep ``data`` for this process (best effort) in a private folder removed at exit."""
+    """Keep ``data`` for this process (best effort)."""
     try:
-        if not _made:
-            folder = Path(tempfile.mkdtemp(prefix="ragline-quant-"))
-            atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        else:
-            folder = next(iter(_made.values())).parent
-        path = folder / f"{key}.onnx"
+        path = _folder() / f"{key}.onnx"
         path.write_bytes(data)
         _made[key] = path
     except OSError:

@@ -6,12 +6,10 @@ starting each new chunk with up to ``overlap`` worth of the previous atoms.
 They differ only in what an atom is: the largest separator-delimited piece
 (recursive), a sentence, or a paragraph.
 
-With ``unit: tokens`` (the default) sizes are counted in the embedding model's
-own tokens and a chunk is capped at what the model reads (its window less the
-title and section lines embedded with it): a document that fits is one chunk, and
-overlap is only paid where a document is really split. Embedding cost is
-proportional to tokens, so this embeds each token about once instead of the
-~2x a fixed character size with overlap cost on short documents.
+With ``unit: tokens`` (an option; characters are the default) sizes are counted in
+the embedding model's own tokens and a chunk is capped at what the model reads (its
+window less the title and section lines embedded with it): a document that fits is
+one chunk, and overlap is only paid where a document is really split.
 """
 
 from __future__ import annotations
