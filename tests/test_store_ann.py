@@ -198,3 +198,35 @@ def test_sqlite_rowid_reuse_and_a_model_switch_reach_the_graph(tmp_path, corpus)
         (top, score), = store.dense_search(ACME, rotated[c], 1)
         assert top == c and score == pytest.approx(1.0, abs=1e-4)
     store.close()
+
+
+def test_between_the_thresholds_keyword_comes_from_tantivy_and_dense_stays_exact(tmp_path, corpus) -> None:
+    """``store.keyword_index_above`` below ``ann_above``: a collection in between answers
+    keyword search from tantivy (the matches FTS5 gives, owners and filters applied)
+    and dense search exactly, with no graph written beside the store."""
+    vectors, probes = corpus
+    fts = open_store(Settings(home=tmp_path / "fts", store=StoreSettings(ann_above=10_000,
+                                                                        keyword_index_above=10_000)))
+    settings = Settings(home=tmp_path / "mid", store=StoreSettings(ann_above=10_000, keyword_index_above=100))
+    mid = open_store(settings)
+    _load(fts, vectors)
+    ids, owners, _ = _load(mid, vectors)
+    alice = Scope("acme", ("kb",), "alice")
+    for scope in (ACME, alice):
+        for terms in (["alpha"], ["beta", "chunk"], ["gamma", "kappa", "3"]):
+            got, want = mid.keyword_search(scope, terms, 600), fts.keyword_search(scope, terms, 600)
+            assert {c for c, _ in got} == {c for c, _ in want}  # every match, nothing beyond the scope
+            # BM25 both, best first (IDF differs: tantivy's ln(1 + …) never reaches 0 for a common term)
+            assert [s for _, s in got] == sorted((s for _, s in got), reverse=True) and got[-1][1] > 0
+    assert {c for c, _ in mid.keyword_search(alice, ["alpha", "beta"], 600)} <= {
+        c for c, o in zip(ids, owners) if o in (None, "alice")}
+    bucket = mid.keyword_search(ACME, ["chunk"], 600, filters={"bucket": 2})
+    assert bucket and {c for c, _ in bucket} == {c for c, _ in fts.keyword_search(ACME, ["chunk"], 600,
+                                                                                   filters={"bucket": 2})}
+    assert dense_recall(mid, ACME, vectors, ids, probes, owners == None) == 1.0  # exact
+    files = {p.name.split(".", 1)[1] for p in side_dir(settings.db_path).iterdir()}
+    assert not any("hnsw" in f for f in files) and files  # the tantivy index only
+    assert mid.index.rebuild_side_indexes("acme") == [
+        {"tenant": "acme", "collection": "kb", "chunks": 600, "dense": 0, "keyword": 600}]
+    fts.close()
+    mid.close()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextvars
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -23,6 +26,10 @@ from .fusion import fuse
 from .rerank import Reranker
 
 MODES: tuple[str, ...] = SEARCH_MODES
+# A hybrid query up to this long runs its keyword search beside the query embedding
+# (both wait in native code: ONNX Runtime, SQLite, tantivy): 3-5 ms off a 10 ms query.
+# Longer ones run their stages one after another, with a pause point between them.
+BESIDE_MAX_CHARS = 1_000
 
 
 @dataclass
@@ -31,6 +38,35 @@ class SearchResult:
     mode: str
     timings_ms: dict[str, float] = field(default_factory=dict)
     degraded: str | None = None  # why the search fell back (e.g. embedder down → keyword)
+
+
+class _Beside:
+    """``fn(*args)`` on a thread of its own, in a copy of the caller's context (tracing
+    spans, the pause hook); ``result()`` joins it and returns or raises what it did."""
+
+    def __init__(self, fn: Callable, *args: object) -> None:
+        self.ms = 0.0
+        self._out: object = None
+        self._exc: BaseException | None = None
+        context = contextvars.copy_context()
+        self._thread = threading.Thread(target=context.run, args=(self._run, fn, args), daemon=True,
+                                        name="ragline-keyword")
+        self._thread.start()
+
+    def _run(self, fn: Callable, args: tuple) -> None:
+        started = time.perf_counter()
+        try:
+            with span("keyword"):
+                self._out = fn(*args)
+        except BaseException as exc:  # re-raised on the caller's thread
+            self._exc = exc
+        self.ms = (time.perf_counter() - started) * 1000
+
+    def result(self):
+        self._thread.join()
+        if self._exc is not None:
+            raise self._exc
+        return self._out
 
 
 class Searcher:
@@ -64,11 +100,14 @@ class Searcher:
         vector = None
         searches = self.store.scoped(scope, filters)  # collections resolved, filters parsed: once
         pause_point()  # before the query is embedded: the first stage a lighter tenant may go ahead of
+        beside = None
         if mode in ("dense", "hybrid"):
             for ref in searches.collections:  # another model's vectors would rank garbage, silently
                 if ref.model_id and ref.model_id != self.embedder.model_id:
                     raise ModelMismatchError.between(ref.name, ref.model_id, ref.dimension, self.embedder.model_id,
                                                      self.embedder.dimension)
+            if mode == "hybrid" and len(query) <= BESIDE_MAX_CHARS:
+                beside = _Beside(_keyword, searches, query, depth)
             started = time.perf_counter()
             try:
                 # Any embedder's vector is checked here: a NaN or wrong-width query vector
@@ -86,7 +125,10 @@ class Searcher:
                 with span("dense"):
                     dense = searches.dense(vector, depth)
                 timings["dense"] = (time.perf_counter() - started) * 1000
-        if mode in ("keyword", "hybrid"):
+        if beside is not None:
+            keyword = beside.result()
+            timings["keyword"] = beside.ms
+        elif mode in ("keyword", "hybrid"):
             pause_point()  # between stages, a host may let another tenant's newer request run
             started = time.perf_counter()
             with span("keyword"):

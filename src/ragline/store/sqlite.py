@@ -109,7 +109,8 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
     """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
-    def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400) -> None:
+    def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400,
+                 keyword_above: int | None = None) -> None:
         self.path = Path(path)
         self.index_enabled = index
         try:
@@ -117,9 +118,10 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
         except OSError as exc:
             raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
         self._local = threading.local()
-        # Collections of ann_above chunks or more: HNSW + tantivy side indexes beside the file (sqlite_side).
-        self._init_search(SideIndexes(self.path, self._read, ann_above=ann_above, ef_search=ef_search)
-                          if index else None)
+        # Larger collections: tantivy (keyword_above chunks; None: ann_above) and HNSW (ann_above)
+        # side indexes beside the file (sqlite_side).
+        self._init_search(SideIndexes(self.path, self._read, ann_above=ann_above, ef_search=ef_search,
+                                      keyword_above=keyword_above) if index else None)
         try:
             conn = self._conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
@@ -472,5 +474,5 @@ def open_backend(url: str | None, settings: Any) -> Any:
     from .facade import Store
 
     store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
-                        ef_search=settings.store.ann_ef)
+                        ef_search=settings.store.ann_ef, keyword_above=settings.store.keyword_index_above)
     return Store(store, store, store, url=str(store.path))

@@ -3,9 +3,9 @@ matrix per collection, rebuilt from the ``chunks`` table whenever the collection
 version moves, and BM25 keyword search over its FTS5 table. A mixin for
 ``SQLiteStore`` (it uses the store's ``_read``).
 
-Collections of at least ``store.ann_above`` chunks are searched through side
-indexes instead (``sqlite_side``: HNSW for dense, tantivy for keyword), without the
-matrix. Their hits are labelled by rowid and read back through the catalog here
+Larger collections are searched through side indexes instead (``sqlite_side``):
+tantivy for keyword from ``store.keyword_index_above`` chunks, HNSW for dense (without
+the matrix) from ``store.ann_above``. Their hits are labelled by rowid and read back through the catalog here
 with the scope's tenant, collection, owner and filters, so nothing a side index
 holds can widen what a scope sees."""
 
@@ -78,6 +78,13 @@ class SQLiteSearch:
         state = self._collection_state(cid)
         return state if self._side.large(cid, state[0]) else None
 
+    def _wordy(self, cid: int) -> tuple[tuple[int, float], str, str, int] | None:
+        """The collection's state when tantivy serves its keyword search, else None."""
+        if self._side is None:
+            return None
+        state = self._collection_state(cid)
+        return state if self._side.wordy(cid, state[0]) else None
+
     def rebuild_side_indexes(self, tenant: str | None = None) -> list[dict]:
         """Rebuild every large collection's side indexes (of one tenant, or all) from the
         catalog; returns one line per collection rebuilt (``ragline store reindex``)."""
@@ -85,7 +92,7 @@ class SQLiteSearch:
         where, params = (" WHERE tenant = ?", [tenant]) if tenant else ("", [])
         for cid, name, owner_tenant in self._read(f"SELECT id, name, tenant FROM collections{where} ORDER BY id",
                                                   params):
-            state = self._large(cid)
+            state = self._large(cid) or self._wordy(cid)
             if state is not None:
                 out.append({"tenant": owner_tenant, "collection": name,
                             **self._side.rebuild(cid, state[0], state[1], state[2], state[3])})
@@ -163,10 +170,10 @@ class SQLiteSearch:
         for ref in collections:
             check_ref(scope, ref)
             cid = row_id(ref)
-            large = self._large(cid)
-            words = self._side.words(cid, large[0], large[1]) if large is not None else None
+            wordy = self._wordy(cid)
+            words = self._side.words(cid, wordy[0], wordy[1]) if wordy is not None else None
             if words is not None:
-                private = bool(self._side.snapshot(cid, large[0]).owners)  # some rows hidden from some scopes
+                private = bool(self._side.snapshot(cid, wordy[0]).owners)  # some rows hidden from some scopes
                 results.extend(self._keyword_side(scope, cid, words.index, terms, k, filters, private))
                 continue
             visible = f"c.tenant = ? AND c.collection_id = ?{owner_sql}{where}"
