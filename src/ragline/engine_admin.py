@@ -50,6 +50,10 @@ class EngineAdmin:
         in the background, so a busy, read-only or full store still authenticates."""
         return self.store.verify_api_key(secret)
 
+    def note_api_key_use(self, key_id: str) -> None:
+        """Record a use of a key the caller verified moments ago (its ``last_used``, in the background)."""
+        self.store.note_key_use(key_id)
+
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         return self.store.list_api_keys(tenant)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 Ranked = Sequence[tuple[str, float]]
 Normaliser = Callable[[Ranked], dict[str, float]]
@@ -37,10 +38,13 @@ def min_max(ranked: Ranked) -> dict[str, float]:
     """Scale scores to [0, 1] within one list (all-equal scores become 1)."""
     if not ranked:
         return {}
-    scores = [s for _, s in ranked]
+    ids, scores = zip(*ranked)
     low, high = min(scores), max(scores)
     span = high - low
-    return {item: (s - low) / span if span > 0 else 1.0 for item, s in ranked}
+    if span <= 0:
+        return dict.fromkeys(ids, 1.0)
+    scale = 1.0 / span
+    return dict(zip(ids, [(s - low) * scale for s in scores]))
 
 
 def _mean_std(ranked: Ranked) -> tuple[float, float]:
@@ -73,9 +77,14 @@ def normalised_fusion(lists: Sequence[Ranked], weights: Sequence[float],
     """Σ w_i · normalise_i(score); an item absent from a list scores 0 there."""
     fused: dict[str, float] = {}
     for ranked, weight in zip(lists, weights):
-        for item, score in normalise(ranked).items():
-            fused[item] = fused.get(item, 0.0) + weight * score
-    return sorted(fused.items(), key=lambda pair: -pair[1])
+        normalised = normalise(ranked)
+        if not fused:
+            fused = {item: weight * score for item, score in normalised.items()}
+            continue
+        get = fused.get
+        for item, score in normalised.items():
+            fused[item] = get(item, 0.0) + weight * score
+    return sorted(fused.items(), key=itemgetter(1), reverse=True)  # stable: ties keep their order
 
 
 def weighted_fusion(lists: Sequence[Ranked], weights: Sequence[float]) -> list[tuple[str, float]]:

@@ -50,6 +50,10 @@ class Store:
             self.key_usage.note(info.id)
         return info
 
+    def note_key_use(self, key_id: str) -> None:
+        """A use of a key checked earlier (a caller's short-lived cache), written later like any."""
+        self.key_usage.note(key_id)
+
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         """The tenant's live keys, with uses not yet written already in ``last_used``."""
         keys = []

@@ -278,7 +278,8 @@ def _top(index: _VectorIndex, query: np.ndarray, mask: np.ndarray | None, k: int
     visible = scores.size if mask is None else int(mask.sum())
     top = min(k, visible)
     best = np.argpartition(-scores, top - 1)[:top]
-    return [(index.chunk_ids[i if rows is None else rows[i]], float(scores[i])) for i in best]
+    ids = index.chunk_ids
+    return list(zip([ids[i] for i in (best if rows is None else rows[best]).tolist()], scores[best].tolist()))
 
 
 def _scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from ..auth import Principal, Tenant
-from ..deps import note, require_collection, scope_for
+from ..deps import json_body, note, require_collection, scope_for
 from ..errors import map_exception, responses
 from ..schemas import AskIn, AskOut
 
@@ -77,7 +77,7 @@ def ask(body: AskIn, request: Request, who: Tenant) -> Any:
             pass
         answer = turn.result.data
         record_answer(request, body.question, answer)
-        return answer
+        return json_body(AskOut, answer)
     events = ask_events(request, run_ask(request, body, who, stream=True))
 
     def stream() -> Iterator[str]:

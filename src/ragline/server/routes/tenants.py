@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response
 
-from ..auth import Tenant, require_admin
+from ..auth import Tenant, key_cache, require_admin
 from ..deps import engine
 from ..errors import ApiError, not_found, responses
 from ..schemas import KeyIn, KeyList, MeOut, NewKeyOut, TenantIn, TenantList, TenantOut
@@ -62,6 +62,7 @@ def revoke_key(tenant: str, key_id: str, request: Request) -> Response:
     """Revoke a key; requests with it get 401 from now on."""
     if not engine(request).revoke_api_key(tenant, key_id):
         raise not_found(f"key {key_id!r} of tenant {tenant!r}")
+    key_cache(request.app).forget()  # not a second more for the revoked key here
     return Response(status_code=204)
 
 
