@@ -139,3 +139,27 @@ def test_parse_timeout_stops_a_slow_file(tmp_path: Path) -> None:
     assert summary.failed[0]["error"].startswith("parsing took longer than 0.01 s")
     assert summary.added == 1
     engine.close()
+
+
+def test_a_file_of_many_records_reads_its_stored_documents_once(counted, tmp_path: Path, monkeypatch) -> None:
+    """Re-ingesting an unchanged JSON Lines file looks its records up in one read, not
+    one per record; a record the read did not return is still looked up on its own."""
+    import json
+
+    engine, embedder = counted
+    records = [{"_id": f"r{i}", "title": f"Record {i}", "text": f"record {i} says " + paragraphs(str(i), 1)}
+               for i in range(40)]
+    (tmp_path / "a.jsonl").write_text("\n".join(json.dumps(r) for r in records[:39]) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(records[39]) + "\n")
+    first = engine.ingest([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], S)
+    assert (first.added, first.failed) == (40, [])
+    lookups: list[str] = []
+    get_document = engine.store.get_document
+    monkeypatch.setattr(engine.store, "get_document", lambda scope, doc_id: lookups.append(doc_id)
+                        or get_document(scope, doc_id))
+    second = engine.ingest([tmp_path / "a.jsonl"], S)
+    assert (second.added, second.updated, second.unchanged, second.embedded) == (0, 0, 39, 0) and lookups == []
+    (tmp_path / "a.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n")  # r39 joins a.jsonl
+    third = engine.ingest([tmp_path / "a.jsonl"], S)
+    assert (third.added, third.unchanged) == (1, 39) and len(lookups) == 1  # only the record a.jsonl lacked
+    assert len(engine.list_documents(S)) == 41

@@ -36,7 +36,7 @@ from ..models import Document, Scope, content_hash, document_id, index_text, sta
 from ..retrieve.analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
 from ..settings import LimitSettings
 from ..store import Store
-from ..store.types import ChunkRecord, DocumentRecord
+from ..store.types import ChunkRecord, DocumentInfo, DocumentRecord
 from ..tracing import span
 from .chunkers import BLOCKS_AS_CHUNKS, Chunker, LengthLimit
 from .discover import Discovery, discover, nfc
@@ -47,6 +47,7 @@ __all__ = ["Discovery", "IngestSummary", "Ingestor", "Progress", "discover"]
 
 Progress = Callable[[int, int, str], None]
 """Called as progress(done_files, total_files, current_path)."""
+PREFETCH_MIN = 32  # a file of at least this many documents reads its stored ones at once
 
 
 @dataclass
@@ -205,8 +206,12 @@ class Ingestor:
         local = IngestSummary()  # counted into the run's summary only if the file is accepted
         entries: list[_Pending] = []
         chunks = 0
+        # A file of many records (JSON Lines, CSV, a mailbox): its stored documents in one
+        # read, not one per record (5,183 lookups were 0.4 s of SciFact's 1.1 s re-ingest).
+        known = ({d.id: d for d in self.store.list_documents(scope, origin_prefix=origin)}
+                 if origin and len(documents) >= PREFETCH_MIN else None)
         for document in documents:
-            entry = self._prepare(document, origin, scope, local)
+            entry = self._prepare(document, origin, scope, local, known)
             if entry is None:
                 continue
             chunks += len(entry.chunks)
@@ -223,8 +228,8 @@ class Ingestor:
     def _refuse(summary: IngestSummary, path: str, error: LoaderError) -> None:
         summary.failed.append({"path": path, "error": error.reason})
 
-    def _prepare(self, document: Document, origin: str | None, scope: Scope,
-                 summary: IngestSummary) -> _Pending | None:
+    def _prepare(self, document: Document, origin: str | None, scope: Scope, summary: IngestSummary,
+                 known: dict[str, DocumentInfo] | None = None) -> _Pending | None:
         document.source = nfc(document.source)  # one document whatever the spelling (API uploads too)
         limits = self.limits
         document.metadata, dropped = bound_metadata(
@@ -237,7 +242,8 @@ class Ingestor:
             self.language = self.settle_language(document.text)  # a text-less document decides nothing
         doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str)
                                 + ("|chunked" if document.chunked else ""))
-        existing = self.store.get_document(scope, doc_id)
+        # Not among the file's known documents: it may still be stored, from another origin.
+        existing = known[doc_id] if known and doc_id in known else self.store.get_document(scope, doc_id)
         if existing is not None and existing.content_hash == doc_hash and existing.state == "indexed":
             summary.unchanged += 1
             return None
