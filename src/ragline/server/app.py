@@ -15,7 +15,7 @@ from .. import __version__
 from ..engine import Engine
 from ..settings import Settings
 from ..store import one_process_only
-from .auth import AuthFirst
+from .auth import AuthFirst, KeyCache
 from .docs import install_docs
 from .errors import install_error_handlers, log
 from .fairness import FairGate, released
@@ -71,6 +71,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.uploads = uploads
     server = settings.server
     app.state.gate = FairGate(server.request_slots, server.request_slots_per_tenant, server.request_queue_per_tenant)
+    app.state.key_cache = KeyCache()  # keys checked in the last second (server/auth.py)
     engine.remote_wait = released
     # An app over an engine the caller built keeps its workers in this process, on that engine;
     # so does a store only one process may open.

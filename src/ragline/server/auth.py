@@ -130,6 +130,7 @@ class KeyCache:
 
 
 def key_cache(app: Any) -> KeyCache:
+    """The app's key cache (``create_app`` makes it; an app built otherwise gets one now)."""
     cache = getattr(app.state, "key_cache", None)
     if cache is None:
         cache = app.state.key_cache = KeyCache()
