@@ -97,6 +97,16 @@ def test_size_points_read_any_layout() -> None:
     assert chart.size_points(None, "x") == [] and chart.results_points({}) == []
 
 
+def test_size_series_carry_their_date_and_the_peers_row_is_a_point() -> None:
+    """Sources re-run at different times: an old point must not pass for today's code."""
+    points = chart._dated([("sqlite", "hybrid", 1_000_000, 400.0)], {"when": "2026-11-23T07:43:44+00:00"})
+    assert points == [("sqlite, 2026-11-23 07:43", "hybrid", 1_000_000, 400.0)]
+    assert chart._dated(points, None) == points
+    rows = [{"label": "ragline (defaults)", "mode": "hybrid", "vectors": 11861, "query_p50_ms": 9.6},
+            {"label": "LangChain + Chroma", "mode": "dense", "vectors": 5183, "query_p50_ms": 16.0}]
+    assert chart.peers_points(rows) == [("sqlite (bench-peers)", "hybrid", 11861, 9.6)]
+
+
 @pytest.mark.parametrize("with_peers", [True, False])
 def test_chart_writes_a_png(tmp_path: Path, with_peers: bool) -> None:
     if with_peers:

@@ -90,6 +90,20 @@ def results_points(results: dict[str, Any] | None) -> list[tuple[str, str, int, 
             for mode in MODES if mode in latency and isinstance(chunks, int)]
 
 
+def peers_points(rows: list[dict[str, Any]]) -> list[tuple[str, str, int, float]]:
+    """ragline's default row of bench/peers.json: SciFact's chunk count and its hybrid p50."""
+    return [("sqlite (bench-peers)", str(row.get("mode", "hybrid")), int(row["vectors"]), float(row["query_p50_ms"]))
+            for row in rows if row.get("label") == "ragline (defaults)"
+            and isinstance(row.get("vectors"), int) and isinstance(row.get("query_p50_ms"), int | float)]
+
+
+def _dated(points: list[tuple[str, str, int, float]], doc: dict[str, Any] | None) -> list[tuple[str, str, int, float]]:
+    """The points with their source's measurement date in the series name: the sources are
+    re-run at different times, and an old point must not pass for today's code."""
+    when = str((doc or {}).get("when", ""))[:16].replace("T", " ")
+    return [(f"{series}, {when}" if when else series, mode, n, ms) for series, mode, n, ms in points]
+
+
 def _empty(ax: Any, message: str) -> None:
     ax.text(0.5, 0.5, message, ha="center", va="center", fontsize=10, color="0.4", wrap=True,
             transform=ax.transAxes)
@@ -138,7 +152,7 @@ def _sizes(ax: Any, points: list[tuple[str, str, int, float]]) -> None:
     colors = {"dense": "tab:blue", "keyword": "tab:orange", "hybrid": "tab:green"}
     styles = ["-", "--", ":", "-."]
     markers = ["o", "s", "^", "D"]
-    series = sorted({s for s, *_ in points}, key=lambda name: (name != "sqlite", name))
+    series = sorted({s for s, *_ in points}, key=lambda name: (not name.startswith("sqlite"), name))
     for i, name in enumerate(series):
         for mode in MODES:
             pts = sorted((n, ms) for s, m, n, ms in points if s == name and m == mode)
@@ -162,9 +176,10 @@ def render(bench_dir: Path, output: Path) -> Path:
 
     peers = _load(bench_dir / "peers.json")
     rows = peer_rows(peers)
-    points = (results_points(_load(bench_dir / "results.json"))
-              + size_points(_load(bench_dir / "backends.json"), "backends")
-              + size_points(_load(bench_dir / "million.json"), "million"))
+    points = (_dated(results_points(_load(bench_dir / "results.json")), _load(bench_dir / "results.json"))
+              + _dated(size_points(_load(bench_dir / "backends.json"), "backends"), _load(bench_dir / "backends.json"))
+              + _dated(size_points(_load(bench_dir / "million.json"), "million"), _load(bench_dir / "million.json"))
+              + _dated(peers_points(rows), peers))
     fig, axes = plt.subplots(2, 2, figsize=(14, 10))
     if rows:
         ds = peers.get("dataset", {}) if peers else {}
