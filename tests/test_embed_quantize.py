@@ -56,7 +56,9 @@ def test_int8_graph_is_cached_beside_the_fp32_one_and_reused(int8) -> None:
     model = onnx.load(str(quantized), load_external_data=False)
     ops = {n.op_type for n in model.graph.node}
     assert {"DynamicQuantizeLinear", "MatMulInteger"} <= ops  # the MatMuls run in int8
-    assert "Attention" in ops  # the fused attention (and its QKV projection) stays fp32
+    assert "MultiHeadAttention" in ops  # the attention itself stays fp32
+    quantized_inputs = {i for n in model.graph.node if n.op_type == "MatMulInteger" for i in n.input}
+    assert any(i.startswith("l0_qkv_w") for i in quantized_inputs)  # the QKV projection is int8 too
     before = quantized.stat().st_mtime_ns
     again = MiniLMEmbedder(cache_dir=int8.cache_dir, precision="int8")
     np.testing.assert_allclose(again.embed_query("cached"), int8.embed_query("cached"), atol=1e-6)
@@ -81,8 +83,8 @@ def test_a_bad_precision_is_refused_with_its_name(monkeypatch, tmp_path) -> None
 def test_embedding_cache_keeps_precisions_apart() -> None:
     fp32, int8 = MiniLMEmbedder(), MiniLMEmbedder(precision="int8")
     assert cache_model_key(fp32) == fp32.model_id
-    assert cache_model_key(int8) == f"{int8.model_id}#int8"
-    assert cache_model_key(CountingEmbedder(int8)) == f"{int8.model_id}#int8"
+    assert cache_model_key(int8) == f"{int8.model_id}#int8-{QUANT_VERSION}"  # a new recipe, a new key
+    assert cache_model_key(CountingEmbedder(int8)) == f"{int8.model_id}#int8-{QUANT_VERSION}"
 
 
 def test_quantizing_something_that_is_not_a_model_fails_clearly() -> None:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..embed import check_vectors
 from ..embed.base import Embedder, EmbeddingCache
+from ..embed.quantize import QUANT_VERSION
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, document_id, index_text, stable_id
 from ..retrieve.analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
@@ -381,12 +382,13 @@ class Ingestor:
 
 
 def cache_model_key(embedder: Embedder) -> str:
-    """The embedding cache's model key: the model id, plus the precision when a local
-    model runs quantized (its vectors differ slightly from the exact ones, and a
-    collection embedded with one precision must not be filled from the other)."""
+    """The embedding cache's model key: the model id, plus the precision and its recipe
+    when a local model runs quantized (its vectors differ slightly from the exact ones,
+    and from another recipe's: a collection embedded one way must not be filled from
+    another)."""
     inner = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
     precision = getattr(inner, "precision", "fp32")
-    return embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}"
+    return embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}-{QUANT_VERSION}"
 
 
 def _file_name(origin: str | None, documents: Sequence[Document]) -> str:
