@@ -49,4 +49,5 @@ def reindex(
         err.print(f"{row['tenant']}/{row['collection']}: {row['chunks']} chunks, {row['dense']} in the vector index, "
                   f"{row['keyword']} in the keyword index")
     if not report:
-        err.print("no side index to rebuild (no SQLite collection at or above store.ann_above chunks)")
+        err.print("no side index to rebuild (no SQLite collection at or above store.keyword_index_above "
+                  "or store.ann_above chunks)")
