@@ -176,10 +176,9 @@ def render(bench_dir: Path, output: Path) -> Path:
 
     peers = _load(bench_dir / "peers.json")
     rows = peer_rows(peers)
-    points = (_dated(results_points(_load(bench_dir / "results.json")), _load(bench_dir / "results.json"))
-              + _dated(size_points(_load(bench_dir / "backends.json"), "backends"), _load(bench_dir / "backends.json"))
-              + _dated(size_points(_load(bench_dir / "million.json"), "million"), _load(bench_dir / "million.json"))
-              + _dated(peers_points(rows), peers))
+    results, backends, million = (_load(bench_dir / f"{name}.json") for name in ("results", "backends", "million"))
+    points = (_dated(results_points(results), results) + _dated(size_points(backends, "backends"), backends)
+              + _dated(size_points(million, "million"), million) + _dated(peers_points(rows), peers))
     fig, axes = plt.subplots(2, 2, figsize=(14, 10))
     if rows:
         ds = peers.get("dataset", {}) if peers else {}

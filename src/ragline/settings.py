@@ -72,7 +72,6 @@ class EmbedderSettings(BaseModel):
 
 
 SEARCH_MODES = ("hybrid", "dense", "keyword")
-KEYWORD_INDEX_ABOVE = 5_000  # store.keyword_index_above's default
 SearchMode = Literal[SEARCH_MODES]  # type: ignore[valid-type]  (Literal of a tuple: each value)
 
 
@@ -228,13 +227,13 @@ class StoreSettings(BaseModel):
     connect_timeout: float = Field(default=5.0, gt=0, le=120)
     statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
     ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant, SQLite's ANN)
-    # SQLite: collections of this many chunks or more are searched through side indexes
-    # (HNSW + tantivy, in <db>.ann/) instead of exact vectors and FTS5 (docs/scaling.md).
+    # SQLite: collections of this many chunks or more answer dense search from an HNSW side
+    # index (in <db>.ann/) instead of exact vectors (docs/scaling.md).
     ann_above: int = Field(default=50_000, ge=1)
     # SQLite: collections of this many chunks (or ann_above, if lower) answer keyword search
-    # from tantivy instead of FTS5 (FTS5 scores every posting of every term: 8.8 ms p50 at SciFact's
-    # 12k chunks against 2.5 ms; docs/scaling.md).
-    keyword_index_above: int = Field(default=KEYWORD_INDEX_ABOVE, ge=1)
+    # from a tantivy side index instead of FTS5 (FTS5 scores every posting of every term:
+    # 8.8 ms p50 at SciFact's 12k chunks against 3.4 ms; docs/scaling.md).
+    keyword_index_above: int = Field(default=5_000, ge=1)
     # SQLite's HNSW search breadth: at a million clustered chunks recall@10 was 0.82 at 100,
     # 0.976 at 400 (0.85 ms), 0.978 at 800 (docs/scaling.md).
     ann_ef: int = Field(default=400, ge=10, le=5000)

@@ -6,6 +6,7 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -40,33 +41,24 @@ class SearchResult:
     degraded: str | None = None  # why the search fell back (e.g. embedder down → keyword)
 
 
-class _Beside:
+def _beside(fn: Callable, *args: object) -> Future:
     """``fn(*args)`` on a thread of its own, in a copy of the caller's context (tracing
-    spans, the pause hook); ``result()`` joins it and returns or raises what it did."""
+    spans, the pause hook); the future holds (its result, its milliseconds) or its error.
+    A thread per call, not a shared pool: one tenant's queries never queue behind another's."""
+    future: Future = Future()
 
-    def __init__(self, fn: Callable, *args: object) -> None:
-        self.ms = 0.0
-        self._out: object = None
-        self._exc: BaseException | None = None
-        context = contextvars.copy_context()
-        self._thread = threading.Thread(target=context.run, args=(self._run, fn, args), daemon=True,
-                                        name="ragline-keyword")
-        self._thread.start()
-
-    def _run(self, fn: Callable, args: tuple) -> None:
+    def run() -> None:
         started = time.perf_counter()
         try:
             with span("keyword"):
-                self._out = fn(*args)
-        except BaseException as exc:  # re-raised on the caller's thread
-            self._exc = exc
-        self.ms = (time.perf_counter() - started) * 1000
+                out = fn(*args)
+        except BaseException as exc:  # re-raised on the caller's thread by result()
+            future.set_exception(exc)
+        else:
+            future.set_result((out, (time.perf_counter() - started) * 1000))
 
-    def result(self):
-        self._thread.join()
-        if self._exc is not None:
-            raise self._exc
-        return self._out
+    threading.Thread(target=contextvars.copy_context().run, args=(run,), daemon=True, name="ragline-keyword").start()
+    return future
 
 
 class Searcher:
@@ -107,7 +99,7 @@ class Searcher:
                     raise ModelMismatchError.between(ref.name, ref.model_id, ref.dimension, self.embedder.model_id,
                                                      self.embedder.dimension)
             if mode == "hybrid" and len(query) <= BESIDE_MAX_CHARS:
-                beside = _Beside(_keyword, searches, query, depth)
+                beside = _beside(_keyword, searches, query, depth)
             started = time.perf_counter()
             try:
                 # Any embedder's vector is checked here: a NaN or wrong-width query vector
@@ -126,8 +118,7 @@ class Searcher:
                     dense = searches.dense(vector, depth)
                 timings["dense"] = (time.perf_counter() - started) * 1000
         if beside is not None:
-            keyword = beside.result()
-            timings["keyword"] = beside.ms
+            keyword, timings["keyword"] = beside.result()
         elif mode in ("keyword", "hybrid"):
             pause_point()  # between stages, a host may let another tenant's newer request run
             started = time.perf_counter()

@@ -211,8 +211,7 @@ class AuthFirst:
                 info = key_cache(app).get(secret)
                 if info is not None and not _is(UPLOADS, method, path):  # no store read left: stay on the loop
                     app.state.engine.note_api_key_use(info.id)
-                    state["api_key"], state["tenant"] = info, info.tenant
-                    admit(app, info, method, path)
+                    _admit_as(app, info, method, path, state)
                 else:  # one hop to a thread for both (each hop costs a GIL hand-off under load)
                     await run_in_threadpool(_authenticate_and_admit, app, secret, method, path, state)
         except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape
@@ -250,6 +249,11 @@ class AuthFirst:
 def _authenticate_and_admit(app: Any, secret: str | None, method: str, path: str, state: dict[str, Any]) -> None:
     info = authenticate(app.state.engine, secret)
     key_cache(app).put(secret or "", info)
+    _admit_as(app, info, method, path, state)
+
+
+def _admit_as(app: Any, info: ApiKeyInfo, method: str, path: str, state: dict[str, Any]) -> None:
+    """The request is ``info``'s (its tenant in the ASGI state), if its quotas admit it."""
     state["api_key"], state["tenant"] = info, info.tenant
     admit(app, info, method, path)
 

@@ -72,18 +72,19 @@ class SQLiteSearch:
         return (version, created), str(uid), model, dim
 
     def _large(self, cid: int) -> tuple[tuple[int, float], str, str, int] | None:
-        """The collection's state when its side indexes serve it, else None."""
-        if self._side is None:
-            return None
-        state = self._collection_state(cid)
-        return state if self._side.large(cid, state[0]) else None
+        """The collection's state when the HNSW graph serves its dense search, else None."""
+        return self._served(cid, "large")
 
     def _wordy(self, cid: int) -> tuple[tuple[int, float], str, str, int] | None:
         """The collection's state when tantivy serves its keyword search, else None."""
+        return self._served(cid, "wordy")
+
+    def _served(self, cid: int, *tests: str) -> tuple[tuple[int, float], str, str, int] | None:
+        """The collection's state when any of the side indexes' ``tests`` holds for it, else None."""
         if self._side is None:
             return None
         state = self._collection_state(cid)
-        return state if self._side.wordy(cid, state[0]) else None
+        return state if any(getattr(self._side, test)(cid, state[0]) for test in tests) else None
 
     def rebuild_side_indexes(self, tenant: str | None = None) -> list[dict]:
         """Rebuild every large collection's side indexes (of one tenant, or all) from the
@@ -92,7 +93,7 @@ class SQLiteSearch:
         where, params = (" WHERE tenant = ?", [tenant]) if tenant else ("", [])
         for cid, name, owner_tenant in self._read(f"SELECT id, name, tenant FROM collections{where} ORDER BY id",
                                                   params):
-            state = self._large(cid) or self._wordy(cid)
+            state = self._served(cid, "large", "wordy")  # one read of the collection's state
             if state is not None:
                 out.append({"tenant": owner_tenant, "collection": name,
                             **self._side.rebuild(cid, state[0], state[1], state[2], state[3])})
