@@ -14,7 +14,7 @@ import pytest
 
 from ragline.embed import make_embedder
 from ragline.embed.base import CountingEmbedder
-from ragline.embed.bert import GRAPH_VERSION
+from ragline.embed.bert import GRAPH_VERSION, UNFUSED_OPTIMIZERS
 from ragline.embed.minilm import MiniLMEmbedder
 from ragline.embed.quantize import QUANT_VERSION, quantize_graph
 from ragline.errors import ConfigError
@@ -56,13 +56,29 @@ def test_int8_graph_is_cached_beside_the_fp32_one_and_reused(int8) -> None:
     model = onnx.load(str(quantized), load_external_data=False)
     ops = {n.op_type for n in model.graph.node}
     assert {"DynamicQuantizeLinear", "MatMulInteger"} <= ops  # the MatMuls run in int8
-    assert "MultiHeadAttention" in ops  # the attention itself stays fp32
-    quantized_inputs = {i for n in model.graph.node if n.op_type == "MatMulInteger" for i in n.input}
+    quantized_inputs = {i for n in model.graph.node if n.op_type == "QAttention" for i in n.input}
     assert any(i.startswith("l0_qkv_w") for i in quantized_inputs)  # the QKV projection is int8 too
+    assert "SkipLayerNormalization" not in ops  # Add + LayerNormalization, kept apart (faster)
     before = quantized.stat().st_mtime_ns
     again = MiniLMEmbedder(cache_dir=int8.cache_dir, precision="int8")
     np.testing.assert_allclose(again.embed_query("cached"), int8.embed_query("cached"), atol=1e-6)
     assert quantized.stat().st_mtime_ns == before  # loaded, not rebuilt
+
+
+@pytest.mark.parametrize("disabled", [UNFUSED_OPTIMIZERS, []])
+def test_sessions_keep_the_layer_norms_apart(int8, tmp_path, disabled) -> None:
+    """ORT would fuse the graph's Add + LayerNormalization pairs back into its slower
+    SkipLayerNormalization; the embedder's sessions switch that rewrite off."""
+    import onnxruntime as ort
+
+    int8.embed_query("warm up")
+    graph = next(p for p in int8.cache_dir.glob(f"*-{QUANT_VERSION}.onnx"))
+    opts = ort.SessionOptions()
+    opts.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"], disabled_optimizers=disabled)
+    ops = {n.op_type for n in onnx.load(str(tmp_path / "optimized.onnx"), load_external_data=False).graph.node}
+    assert ("SkipLayerNormalization" in ops) is (not disabled)
+    assert "QAttention" in ops
 
 
 def test_precision_setting_reaches_the_embedder(monkeypatch, tmp_path) -> None:

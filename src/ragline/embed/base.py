@@ -25,7 +25,9 @@ class Embedder(Protocol):
 
     Optional, read with ``getattr``: ``count_tokens(text) -> int`` (the model's own
     tokenizer), ``max_tokens`` (its input limit: longer text is cut by the model),
-    ``batch_size`` (texts per call that keep it efficient).
+    ``batch_size`` (texts per call that keep it efficient),
+    ``embed_documents_counted(texts) -> (vectors, tokens)`` (the tokens read, from the
+    tokenization that embedded them: usage metering without counting again).
     """
 
     model_id: str
@@ -174,7 +176,9 @@ class DelegatingEmbedder:
         return self.inner.embed_query(text)
 
     def __getattr__(self, name: str):  # only called for attributes this wrapper lacks
-        if name == "inner":  # not set yet (copy, unpickling): never recurse
+        # "inner" not set yet (copy, unpickling): never recurse. embed_documents_counted
+        # is not forwarded: it would go round this wrapper's own embed_documents.
+        if name in ("inner", "embed_documents_counted"):
             raise AttributeError(name)
         return getattr(self.inner, name)
 

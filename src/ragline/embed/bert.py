@@ -3,8 +3,8 @@ behind the bundled MiniLM (``minilm.py``) and behind any local model folder
 (``local.py``).
 
 Weights come from ``model.safetensors`` (parsed with numpy, then built into an
-ONNX graph of ORT's fused CPU contrib ops: EmbedLayerNormalization,
-MultiHeadAttention, SkipLayerNormalization, BiasGelu) or from an exported ``model.onnx`` (its inputs
+ONNX graph of ORT's fused CPU contrib ops, EmbedLayerNormalization, Attention and
+BiasGelu, with plain Add + LayerNormalization) or from an exported ``model.onnx`` (its inputs
 fed by name and type). On top, sentence-transformers' pipeline: optional query /
 passage prefixes, truncation to ``max_seq_length``, pooling (mean, CLS or max over
 the attention mask), L2 normalisation.
@@ -34,10 +34,14 @@ from .graph_cache import mapped_graph, weights_digest
 from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
 
 # Bump when the graph layout changes so stale cached models are not reused.
-GRAPH_VERSION = "mha-v1"
+GRAPH_VERSION = "att-ln-v1"
 _SORT_WINDOW = 4096  # texts tokenized and length-sorted together
 TOKEN_BUDGET = 8 * 256  # padded tokens per ONNX Runtime batch (bounds peak activation memory)
 POOLINGS = ("mean", "cls", "max")
+# ORT rewrites that undo the graph's layout: Add + LayerNormalization back into its slower
+# SkipLayerNormalization (see build_bert_graph). Off for every session: an exported graph's
+# Add + LayerNormalization pairs also run faster apart.
+UNFUSED_OPTIMIZERS = ["SkipLayerNormFusion"]
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
@@ -78,7 +82,7 @@ def build_bert_graph(w: dict[str, np.ndarray], cfg: dict):
 
     def node(op: str, ins: list[str], out: str | list[str], **attrs) -> str:
         outs = [out] if isinstance(out, str) else out
-        domain = "" if op in ("MatMul", "Split") else "com.microsoft"  # everything else is a contrib op
+        domain = "" if op in ("MatMul", "Add", "LayerNormalization") else "com.microsoft"  # everything else is a contrib op
         nodes.append(helper.make_node(op, ins, outs, name=outs[0], domain=domain, **attrs))
         return outs[0]
 
@@ -94,33 +98,34 @@ def build_bert_graph(w: dict[str, np.ndarray], cfg: dict):
         "attention_mask",
     ], ["emb_out", "mask_index"], epsilon=eps)  # mask_index[b] = number of real tokens
 
-    inits.append(numpy_helper.from_array(np.array([hidden] * 3, dtype=np.int64), "qkv_split"))
+    def add_layer_norm(a: str, b: str, bias: str, gamma: str, beta: str, out: str) -> str:
+        # Add + LayerNormalization rather than ORT's fused SkipLayerNormalization: its CPU kernel
+        # is scalar and took 16% of an ingest; these take 7% (the bias add folds into the
+        # MatMul before it). Sessions keep ORT from re-fusing them (UNFUSED_OPTIMIZERS).
+        summed = node("Add", [node("Add", [a, bias], f"{out}_biased"), b], f"{out}_sum")
+        return node("LayerNormalization", [summed, gamma, beta], out, axis=-1, epsilon=eps)
+
     for i in range(cfg["num_hidden_layers"]):
         p, a = f"encoder.layer.{i}.", f"encoder.layer.{i}.attention."
         # torch Linear stores [out, in]; MatMul wants [in, out]. Q|K|V packed side by side.
         qkv_w = np.concatenate([w[f"{a}self.{k}.weight"].T for k in ("query", "key", "value")], axis=1)
         qkv_b = np.concatenate([w[f"{a}self.{k}.bias"] for k in ("query", "key", "value")])
-        # The QKV projection as a plain MatMul (int8 with the others under embedder.precision=int8),
-        # then MultiHeadAttention, which adds the bias and masks by each row's length. ORT's fused
-        # Attention node took half of an ingest's time; this layout is 37% faster in int8
-        # (docs/embedders.md) and gives the same vectors in fp32.
-        qkv = node("MatMul", [x, const(f"l{i}_qkv_w", qkv_w)], f"l{i}_qkv")
-        q, k, v = f"l{i}_q", f"l{i}_k", f"l{i}_v"
-        node("Split", [qkv, "qkv_split"], [q, k, v], axis=-1)
-        att = node("MultiHeadAttention", [q, k, v, const(f"l{i}_qkv_b", qkv_b), "mask_index"], f"l{i}_att",
-                   num_heads=heads)
+        # ORT's fused Attention (QKV projection, bias, masking by each row's length); under
+        # embedder.precision=int8 it becomes QAttention, the projection in int8 like the other
+        # MatMuls (docs/embedders.md has the layouts measured).
+        att = node("Attention", [x, const(f"l{i}_qkv_w", qkv_w), const(f"l{i}_qkv_b", qkv_b), "mask_index"],
+                   f"l{i}_att", num_heads=heads)
         proj = node("MatMul", [att, const(f"l{i}_ao_w", w[a + "output.dense.weight"].T)], f"l{i}_ao")
-        x = node("SkipLayerNormalization", [
-            proj, x, const(f"l{i}_ln1_g", w[a + "output.LayerNorm.weight"]),
-            const(f"l{i}_ln1_b", w[a + "output.LayerNorm.bias"]), const(f"l{i}_ao_b", w[a + "output.dense.bias"]),
-        ], f"l{i}_ln1", epsilon=eps)
+        x = add_layer_norm(proj, x, const(f"l{i}_ao_b", w[a + "output.dense.bias"]),
+                           const(f"l{i}_ln1_g", w[a + "output.LayerNorm.weight"]),
+                           const(f"l{i}_ln1_b", w[a + "output.LayerNorm.bias"]), f"l{i}_ln1")
         h = node("MatMul", [x, const(f"l{i}_ff1_w", w[p + "intermediate.dense.weight"].T)], f"l{i}_ff1")
         h = node("BiasGelu", [h, const(f"l{i}_ff1_b", w[p + "intermediate.dense.bias"])], f"l{i}_gelu")  # erf GELU
         h = node("MatMul", [h, const(f"l{i}_ff2_w", w[p + "output.dense.weight"].T)], f"l{i}_ff2")
-        x = node("SkipLayerNormalization", [
-            h, x, const(f"l{i}_ln2_g", w[p + "output.LayerNorm.weight"]),
-            const(f"l{i}_ln2_b", w[p + "output.LayerNorm.bias"]), const(f"l{i}_ff2_b", w[p + "output.dense.bias"]),
-        ], "last_hidden_state" if i == cfg["num_hidden_layers"] - 1 else f"l{i}_ln2", epsilon=eps)
+        x = add_layer_norm(h, x, const(f"l{i}_ff2_b", w[p + "output.dense.bias"]),
+                           const(f"l{i}_ln2_g", w[p + "output.LayerNorm.weight"]),
+                           const(f"l{i}_ln2_b", w[p + "output.LayerNorm.bias"]),
+                           "last_hidden_state" if i == cfg["num_hidden_layers"] - 1 else f"l{i}_ln2")
 
     graph = helper.make_graph(
         nodes, "minilm",
@@ -192,6 +197,7 @@ class BertEmbedder:
         self._session = None
         self._inputs: dict[str, str] = {}
         self._tokenizer = None
+        self._special_count: int | None = None
 
     # -- loading ---------------------------------------------------------
     def model_dir(self) -> Path:
@@ -310,7 +316,8 @@ class BertEmbedder:
         source = self._model_source(model_dir, cfg)
         if isinstance(source, str) and Path(source).parent == self.cache_dir:  # H2 (issue 13): weights mapped
             source = mapped_graph(source)
-        return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"],
+                                    disabled_optimizers=UNFUSED_OPTIMIZERS)
 
     # -- public API ------------------------------------------------------
     def warm_up(self) -> None:
@@ -339,18 +346,25 @@ class BertEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         """Embed one question (with the model's query prefix); shape ``(dimension,)``."""
-        return self._embed([self.query_prefix + text])[0]
+        return self._embed([self.query_prefix + text])[0][0]
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Embed passages (with the model's passage prefix); shape ``(len(texts),
         dimension)`` float32, caller's order. ``EmbedderError`` when the model cannot."""
+        return self.embed_documents_counted(texts)[0]
+
+    def embed_documents_counted(self, texts: Sequence[str]) -> tuple[np.ndarray, int]:
+        """``embed_documents`` and the tokens it read (as ``count_tokens`` counts them,
+        prefix included, before the cut at ``max_seq_length``), from the one
+        tokenization: usage metering without tokenizing every text twice."""
         return self._embed([self.passage_prefix + t for t in texts] if self.passage_prefix else list(texts))
 
-    def _embed(self, texts: list[str]) -> np.ndarray:
+    def _embed(self, texts: list[str]) -> tuple[np.ndarray, int]:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not texts:
-            return out
+            return out, 0
         session, tokenizer = self._get_session(), self._get_tokenizer()
+        tokens = 0
         # Tokenize and length-sort a window at a time: bounded memory for huge
         # inputs, and most of the padding saving of a global sort.
         for lo in range(0, len(texts), _SORT_WINDOW):
@@ -359,11 +373,19 @@ class BertEmbedder:
                 encodings = tokenizer.encode_batch(window)
             except Exception as exc:  # tokenizers raises plain Exception (and TypeError for non-str)
                 raise EmbedderError(f"{self.model_id}: tokenizer failed: {_reason(exc)}") from exc
-            ids = [self._truncate(e.ids) for e in encodings]
+            ids = [e.ids for e in encodings]
+            tokens += sum(map(len, ids)) - len(ids) * self._specials()
+            ids = [self._truncate(x) for x in ids]
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
             for batch in self._batches(order, [len(ids[i]) for i in order]):
                 out[[lo + i for i in batch]] = self._embed_batch(session, [ids[i] for i in batch])
-        return out
+        return out, tokens
+
+    def _specials(self) -> int:
+        """Special tokens the tokenizer adds to each text ([CLS] and [SEP] for BERT)."""
+        if self._special_count is None:
+            self._special_count = len(self._get_tokenizer().encode("").ids)
+        return self._special_count
 
     def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
         """``order`` (ascending by length) cut into batches of at most ``batch_size``

@@ -1,11 +1,12 @@
 """int8 dynamic quantization of the fused BERT graph (``embedder.precision: int8``).
 
 Why: on 2 cores the encoder's MatMuls dominate ingest time, and ONNX Runtime's
-int8 kernels (VNNI / AMX on these Xeons) run them about twice as fast as fp32.
+int8 kernels (AVX512-VNNI here) run them about twice as fast as fp32.
 Per-tensor scales lose too much (cosine 0.935 against fp32), so weights get one
-scale per output channel. Only the plain ``MatMul`` nodes (the QKV projection, the
-attention output projection and the two feed-forward layers) are quantized by
-default; the attention itself, the layer norms and the embedding table stay fp32.
+scale per output channel. The ``MatMul`` nodes (attention output projection, the
+two feed-forward layers) and the fused ``Attention`` nodes (whose QKV projection
+becomes int8 in ``QAttention``) are quantized by default; the attention scores,
+the layer norms and the embedding table stay fp32.
 
 The quantized graph is a pure function of the fp32 graph and ``QUANT_VERSION``,
 so it is cached on disk beside the fp32 one (``bert.BertEmbedder._model_source``).
@@ -28,9 +29,9 @@ from pathlib import Path
 from ragline.errors import EmbedderError
 
 # Bump when the quantization recipe changes so stale cached graphs are not reused.
-QUANT_VERSION = "int8pc-v2"
+QUANT_VERSION = "int8pc-v3"
 PRECISIONS = ("fp32", "int8")
-DEFAULT_OP_TYPES = ("MatMul",)
+DEFAULT_OP_TYPES = ("MatMul", "Attention")  # Attention becomes QAttention
 _made: dict[str, Path] = {}  # this process's quantized graphs, by input digest and recipe
 
 

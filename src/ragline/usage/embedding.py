@@ -1,6 +1,6 @@
 """Tokens embedded at ingestion, per tenant: an embedder wrapper that notes each
-batch on the meter. Tokens are the embedder's own count (``count_tokens``): exact
-for the local models; for remote APIs, whose tokenizers cannot be fetched offline,
+batch on the meter. Tokens are the embedder's own count (``count_tokens``, or for
+the local models the same count from the tokenization they embed): exact for them; for remote APIs, whose tokenizers cannot be fetched offline,
 the bundled wordpiece count, an upper bound (docs/usage.md)."""
 
 from __future__ import annotations
@@ -23,8 +23,12 @@ class MeteredEmbedder(DelegatingEmbedder):
         self.tenant = tenant
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        vectors = self.inner.embed_documents(texts)
-        count = getattr(self.inner, "count_tokens", None)
-        tokens = sum(count(t) for t in texts) if count is not None else 0
+        counted = getattr(self.inner, "embed_documents_counted", None)
+        if counted is not None:  # the local models: counted from the tokenization they embed
+            vectors, tokens = counted(texts)
+        else:
+            vectors = self.inner.embed_documents(texts)
+            count = getattr(self.inner, "count_tokens", None)
+            tokens = sum(count(t) for t in texts) if count is not None else 0
         self.meter.used(self.tenant, EMBED, self.model_id, events=len(texts), input_tokens=tokens)
         return vectors
