@@ -1,7 +1,8 @@
 """Tokens embedded at ingestion, per tenant: an embedder wrapper that notes each
-batch on the meter. Tokens are the embedder's own count (``count_tokens``, or for
-the local models the same count from the tokenization they embed): exact for them; for remote APIs, whose tokenizers cannot be fetched offline,
-the bundled wordpiece count, an upper bound (docs/usage.md)."""
+batch on the meter. Tokens are the embedder's own count: for the local models
+exact, taken from the tokenization they embed (``embed_documents_counted``); for
+remote APIs, whose tokenizers cannot be fetched offline, the bundled wordpiece
+count (``count_tokens``), an upper bound (docs/usage.md)."""
 
 from __future__ import annotations
 
