@@ -230,3 +230,27 @@ def test_between_the_thresholds_keyword_comes_from_tantivy_and_dense_stays_exact
         {"tenant": "acme", "collection": "kb", "chunks": 600, "dense": 0, "keyword": 600}]
     fts.close()
     mid.close()
+
+
+def test_sqlite_keeps_only_the_most_recently_searched_side_indexes_loaded(tmp_path, corpus) -> None:
+    """``store.side_indexes_loaded`` bounds the collections whose side indexes one process
+    holds: the least recently searched is let go, and read back from disk with the same
+    answers (many tenants' large collections cannot pile up in a server's memory)."""
+    vectors, probes = corpus
+    store = open_store(Settings(home=tmp_path, store=StoreSettings(ann_above=100, side_indexes_loaded=1)))
+    _load(store, vectors)  # acme/kb and other/kb, 600 chunks each: both above the threshold
+    other = Scope("other", ("kb",))
+
+    def answers(scope: Scope) -> tuple:
+        return [store.dense_search(scope, p, 10) for p in probes[:5]], store.keyword_search(scope, ["alpha"], 20)
+
+    sides = store.index._side
+    first = answers(ACME)
+    [acme] = sides.loaded()
+    assert acme in sides._dense and acme in sides._words
+    answers(other)
+    [loaded] = sides.loaded()
+    assert loaded != acme and acme not in sides._dense and acme not in sides._words  # let go
+    assert answers(ACME) == first  # read back from the saved files, same answers
+    assert sides.loaded() == [acme]
+    store.close()

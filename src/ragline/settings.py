@@ -234,6 +234,11 @@ class StoreSettings(BaseModel):
     # from a tantivy side index instead of FTS5 (FTS5 scores every posting of every term:
     # 8.8 ms p50 at SciFact's 12k chunks against 3.4 ms; docs/scaling.md).
     keyword_index_above: int = Field(default=5_000, ge=1)
+    # SQLite: the most collections whose side indexes (HNSW graph, tantivy searcher, membership
+    # snapshot) one process keeps loaded; the least recently searched is let go first and read
+    # back from disk when searched again, so many tenants' large collections cannot pile up in
+    # a server's memory (an HNSW graph holds ~1.7 KB per chunk; docs/scaling.md).
+    side_indexes_loaded: int = Field(default=16, ge=1)
     # SQLite's HNSW search breadth: at a million clustered chunks recall@10 was 0.82 at 100,
     # 0.976 at 400 (0.85 ms), 0.978 at 800 (docs/scaling.md).
     ann_ef: int = Field(default=400, ge=10, le=5000)

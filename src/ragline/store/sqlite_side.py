@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,7 +77,7 @@ class SideIndexes:
     """The side indexes of one SQLite store (one object per ``SQLiteStore``)."""
 
     def __init__(self, db_path: Path, read: Callable[..., list[tuple]], *, ann_above: int, ef_search: int,
-                 keyword: bool = True, keyword_above: int | None = None) -> None:
+                 keyword: bool = True, keyword_above: int | None = None, max_loaded: int = 16) -> None:
         self.directory = side_dir(db_path)
         self.read = read
         self.ann_above = ann_above
@@ -91,6 +92,10 @@ class SideIndexes:
         self._snapshots: dict[int, Snapshot] = {}
         self._dense: dict[int, Side] = {}
         self._words: dict[int, Side] = {}
+        # Collections with side indexes in memory, least recently searched first: at most
+        # max_loaded stay; the others are read back from disk when searched again.
+        self.max_loaded = max(1, max_loaded)
+        self._loaded: OrderedDict[int, None] = OrderedDict()
 
     # -- what applies ----------------------------------------------------------
     def size(self, cid: int, version: tuple) -> int:
@@ -117,10 +122,26 @@ class SideIndexes:
     def forget(self, cids: list[int], uids: list[str] | None = None) -> None:
         with self._lock:
             for cid in cids:
-                for table in (self._sizes, self._snapshots, self._dense, self._words):
+                for table in (self._sizes, self._snapshots, self._dense, self._words, self._loaded):
                     table.pop(cid, None)
         for uid in uids or []:
             remove_index_files(self.directory, safe_name(uid))
+
+    def loaded(self) -> list[int]:
+        """Collections whose side indexes are in memory, least recently searched first."""
+        with self._lock:
+            return list(self._loaded)
+
+    def _used(self, cid: int) -> None:
+        """Mark ``cid`` searched; let go of the least recently searched beyond ``max_loaded``
+        (a search already holding one of its indexes finishes with it)."""
+        with self._lock:
+            self._loaded[cid] = None
+            self._loaded.move_to_end(cid)
+            while len(self._loaded) > self.max_loaded:
+                old, _ = self._loaded.popitem(last=False)
+                for table in (self._snapshots, self._dense, self._words):
+                    table.pop(old, None)
 
     def _cid_lock(self, cid: int) -> threading.Lock:
         with self._lock:
@@ -173,6 +194,7 @@ class SideIndexes:
         """The collection's HNSW index, in step with ``version``."""
         side = self._dense.get(cid)
         if side is not None and side.version == version:
+            self._used(cid)
             return side, self.snapshot(cid, version)
         with self._cid_lock(cid):
             snap = self.snapshot(cid, version)
@@ -180,6 +202,7 @@ class SideIndexes:
             if side is None or side.version != version:
                 side = self._sync_dense(cid, side, snap, uid, model, dim)
                 self._dense[cid] = side
+        self._used(cid)
         return side, snap
 
     def _sync_dense(self, cid: int, side: Side | None, snap: Snapshot, uid: str, model: str, dim: int) -> Side:
@@ -264,6 +287,7 @@ class SideIndexes:
             return None
         side = self._words.get(cid)
         if side is not None and side.version == version:
+            self._used(cid)
             return side
         from .sqlite_words import sync_words
 
@@ -272,6 +296,7 @@ class SideIndexes:
             if side is None or side.version != version:
                 side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
                 self._words[cid] = side
+        self._used(cid)
         return side
 
     # -- operators -----------------------------------------------------------------
@@ -287,6 +312,7 @@ class SideIndexes:
             if self.large(cid, version):
                 self._dense[cid] = self._rebuild_dense(cid, snap, Manifest(self.directory / f"{stem}.hnsw.npz"),
                                                        stem, model, dim)
+        self._used(cid)
         words = self.words(cid, version, uid) if self.wordy(cid, version) else None
         dense = self._dense.get(cid)
         return {"chunks": len(snap.members.rowids), "dense": len(dense.members.rowids) if dense else 0,
