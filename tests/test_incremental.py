@@ -146,7 +146,7 @@ def test_a_file_of_many_records_reads_its_stored_documents_once(counted, tmp_pat
     one per record; a record the read did not return is still looked up on its own."""
     import json
 
-    engine, embedder = counted
+    engine, _ = counted
     records = [{"_id": f"r{i}", "title": f"Record {i}", "text": f"record {i} says " + paragraphs(str(i), 1)}
                for i in range(40)]
     (tmp_path / "a.jsonl").write_text("\n".join(json.dumps(r) for r in records[:39]) + "\n")

@@ -198,7 +198,7 @@ class BertEmbedder:
         self._session = None
         self._inputs: dict[str, str] = {}
         self._tokenizer = None
-        self._special_count: int | None = None
+        self._specials = 0  # special tokens the tokenizer adds to each text (set with the tokenizer)
 
     # -- loading ---------------------------------------------------------
     def model_dir(self) -> Path:
@@ -227,6 +227,7 @@ class BertEmbedder:
                     raise EmbedderError(f"failed to load the {self.model_id} tokenizer: {_reason(exc)}") from exc
                 tokenizer.no_padding()  # tokenizer.json files often fix both at 128
                 tokenizer.no_truncation()
+                self._specials = len(tokenizer.encode("").ids)  # added to each text: [CLS] and [SEP] for BERT
                 self._tokenizer = tokenizer
             return self._tokenizer
 
@@ -375,18 +376,12 @@ class BertEmbedder:
             except Exception as exc:  # tokenizers raises plain Exception (and TypeError for non-str)
                 raise EmbedderError(f"{self.model_id}: tokenizer failed: {_reason(exc)}") from exc
             ids = [e.ids for e in encodings]
-            tokens += sum(map(len, ids)) - len(ids) * self._specials()
+            tokens += sum(map(len, ids)) - len(ids) * self._specials
             ids = [self._truncate(x) for x in ids]
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
             for batch in self._batches(order, [len(ids[i]) for i in order]):
                 out[[lo + i for i in batch]] = self._embed_batch(session, [ids[i] for i in batch])
         return out, tokens
-
-    def _specials(self) -> int:
-        """Special tokens the tokenizer adds to each text ([CLS] and [SEP] for BERT)."""
-        if self._special_count is None:
-            self._special_count = len(self._get_tokenizer().encode("").ids)
-        return self._special_count
 
     def _batches(self, order: list[int], lengths: list[int]) -> list[list[int]]:
         """``order`` (ascending by length) cut into batches of at most ``batch_size``

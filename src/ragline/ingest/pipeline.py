@@ -244,7 +244,7 @@ class Ingestor:
         doc_hash = content_hash(document.content_hash + self.config_hash + json.dumps(document.metadata, sort_keys=True, default=str)
                                 + ("|chunked" if document.chunked else ""))
         # Not among the file's known documents: it may still be stored, from another origin.
-        existing = known[doc_id] if known and doc_id in known else self.store.get_document(scope, doc_id)
+        existing = (known or {}).get(doc_id) or self.store.get_document(scope, doc_id)
         if existing is not None and existing.content_hash == doc_hash and existing.state == "indexed":
             summary.unchanged += 1
             return None

@@ -52,7 +52,7 @@ def _beside(fn: Callable, *args: object) -> Future:
         try:
             with span("keyword"):
                 out = fn(*args)
-        except BaseException as exc:  # re-raised on the caller's thread by result()
+        except BaseException as exc:  # noqa: BLE001 — re-raised on the caller's thread by result()
             future.set_exception(exc)
         else:
             future.set_result((out, (time.perf_counter() - started) * 1000))

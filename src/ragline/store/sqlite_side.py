@@ -194,14 +194,14 @@ class SideIndexes:
         """The collection's HNSW index, in step with ``version``."""
         side = self._dense.get(cid)
         if side is not None and side.version == version:
-            self._used(cid)
-            return side, self.snapshot(cid, version)
-        with self._cid_lock(cid):
             snap = self.snapshot(cid, version)
-            side = self._dense.get(cid)
-            if side is None or side.version != version:
-                side = self._sync_dense(cid, side, snap, uid, model, dim)
-                self._dense[cid] = side
+        else:
+            with self._cid_lock(cid):
+                snap = self.snapshot(cid, version)
+                side = self._dense.get(cid)
+                if side is None or side.version != version:
+                    side = self._sync_dense(cid, side, snap, uid, model, dim)
+                    self._dense[cid] = side
         self._used(cid)
         return side, snap
 
@@ -286,16 +286,14 @@ class SideIndexes:
         if not self.keyword:
             return None
         side = self._words.get(cid)
-        if side is not None and side.version == version:
-            self._used(cid)
-            return side
-        from .sqlite_words import sync_words
+        if side is None or side.version != version:
+            from .sqlite_words import sync_words
 
-        with self._cid_lock(cid):
-            side = self._words.get(cid)
-            if side is None or side.version != version:
-                side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
-                self._words[cid] = side
+            with self._cid_lock(cid):
+                side = self._words.get(cid)
+                if side is None or side.version != version:
+                    side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
+                    self._words[cid] = side
         self._used(cid)
         return side
 
