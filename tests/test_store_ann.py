@@ -254,3 +254,28 @@ def test_sqlite_keeps_only_the_most_recently_searched_side_indexes_loaded(tmp_pa
     assert answers(ACME) == first  # read back from the saved files, same answers
     assert sides.loaded() == [acme]
     store.close()
+
+
+def test_sqlite_exact_matrices_stay_within_their_memory_budget(tmp_path) -> None:
+    """``store.exact_matrices_mb`` bounds the exact-search matrices one process holds for
+    collections below ``ann_above``: searching a second collection lets the first go
+    (~1.6 MB each against a 2 MB budget), and the first answers the same when read back."""
+    store = open_store(Settings(home=tmp_path, store=StoreSettings(exact_matrices_mb=2)))
+    rng = np.random.default_rng(7)
+    scopes = [Scope("acme", ("a",)), Scope("acme", ("b",))]
+    for n, scope in enumerate(scopes):
+        store.ensure_collection(scope, model_id="test/exact", dimension=384)
+        vectors = rng.standard_normal((1000, 384)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        _put(store, scope, n, vectors, 0)
+    probe = rng.standard_normal(384).astype(np.float32)
+    index = store.index
+    first = store.dense_search(scopes[0], probe, 10)
+    assert len(first) == 10 and len(index.loaded_matrices()) == 1
+    [a] = index.loaded_matrices()
+    store.dense_search(scopes[1], probe, 10)
+    [b] = index.loaded_matrices()
+    assert b != a  # the first let go: both would be 3.2 MB
+    assert store.dense_search(scopes[0], probe, 10) == first  # read back from the table, same answer
+    assert index.loaded_matrices() == [a]
+    store.close()

@@ -239,6 +239,10 @@ class StoreSettings(BaseModel):
     # back from disk when searched again, so many tenants' large collections cannot pile up in
     # a server's memory (an HNSW graph holds ~1.7 KB per chunk; docs/scaling.md).
     side_indexes_loaded: int = Field(default=16, ge=1)
+    # SQLite: the memory (MB) one process gives the exact-search matrices of collections below
+    # ann_above (~1.6 KB a chunk at 384 dimensions: 77 MB at 50,000 chunks); the least
+    # recently searched is let go first and read back from the file when searched again.
+    exact_matrices_mb: int = Field(default=256, ge=1)
     # SQLite's HNSW search breadth: at a million clustered chunks recall@10 was 0.82 at 100,
     # 0.976 at 400 (0.85 ms), 0.978 at 800 (docs/scaling.md).
     ann_ef: int = Field(default=400, ge=10, le=5000)

@@ -110,7 +110,8 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
     connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
     def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400,
-                 keyword_above: int | None = None, side_indexes_loaded: int = 16) -> None:
+                 keyword_above: int | None = None, side_indexes_loaded: int = 16,
+                 matrices_mb: int = 256) -> None:
         self.path = Path(path)
         self.index_enabled = index
         try:
@@ -122,7 +123,7 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
         # side indexes beside the file (sqlite_side).
         self._init_search(SideIndexes(self.path, self._read, ann_above=ann_above, ef_search=ef_search,
                                       keyword_above=keyword_above, max_loaded=side_indexes_loaded)
-                          if index else None)
+                          if index else None, matrices_mb=matrices_mb)
         try:
             conn = self._conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
@@ -476,5 +477,6 @@ def open_backend(url: str | None, settings: Any) -> Any:
 
     store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
                         ef_search=settings.store.ann_ef, keyword_above=settings.store.keyword_index_above,
-                        side_indexes_loaded=settings.store.side_indexes_loaded)
+                        side_indexes_loaded=settings.store.side_indexes_loaded,
+                        matrices_mb=settings.store.exact_matrices_mb)
     return Store(store, store, store, url=str(store.path))

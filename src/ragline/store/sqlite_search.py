@@ -12,6 +12,7 @@ holds can widen what a scope sees."""
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,12 @@ class _VectorIndex:
     owners: dict[str, int]
     matrix: np.ndarray
 
+    @property
+    def nbytes(self) -> int:
+        """What the index holds in memory, near enough: the arrays, and ~80 bytes a chunk id
+        (the str and its list slot)."""
+        return self.matrix.nbytes + self.rowids.nbytes + self.owner_codes.nbytes + 80 * len(self.chunk_ids)
+
     def visible(self, owner: str | None) -> np.ndarray | None:
         """The rows an owner may see, or None when that is every row (no mask needed)."""
         code = self.owners.get(owner, -1) if owner is not None else -1
@@ -51,10 +58,18 @@ class SQLiteSearch:
 
     _read: Callable[..., list[tuple]]  # SQLiteStore's
 
-    def _init_search(self, side: SideIndexes | None = None) -> None:
-        self._indexes: dict[int, _VectorIndex] = {}  # collection row id → its matrix
+    def _init_search(self, side: SideIndexes | None = None, matrices_mb: int = 256) -> None:
+        # collection row id → its matrix, least recently searched first; together at most
+        # ``matrices_mb`` (the one just searched is kept even when it alone is larger).
+        self._indexes: OrderedDict[int, _VectorIndex] = OrderedDict()
+        self._matrices_budget = matrices_mb * 2**20
         self._index_lock = threading.Lock()
         self._side = side  # None: exact search at every size
+
+    def loaded_matrices(self) -> list[int]:
+        """The collections (row ids) whose exact-search matrices are in memory, oldest first."""
+        with self._index_lock:
+            return list(self._indexes)
 
     def _forget(self, cids: list[int], uids: list[str] | None = None) -> None:
         """Drop deleted collections' matrices (a re-created one may reuse the row id) and side indexes."""
@@ -107,6 +122,7 @@ class SQLiteSearch:
         with self._index_lock:
             index = self._indexes.get(cid)
             if index is not None and index.version == version:
+                self._indexes.move_to_end(cid)
                 return index
         rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
         if rows:
@@ -119,7 +135,11 @@ class SQLiteSearch:
         index = _VectorIndex(version=version, rowids=np.array([r[0] for r in rows], dtype=np.int64),
                              chunk_ids=[r[1] for r in rows], owner_codes=codes, owners=owners, matrix=matrix)
         with self._index_lock:
+            self._indexes.pop(cid, None)
             self._indexes[cid] = index
+            held = sum(i.nbytes for i in self._indexes.values())
+            while held > self._matrices_budget and len(self._indexes) > 1:
+                held -= self._indexes.popitem(last=False)[1].nbytes  # read back from the table when searched again
         return index
 
     def _allowed_rowids(self, scope: Scope, cid: int, filters: Filter) -> np.ndarray:
