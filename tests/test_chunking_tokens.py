@@ -40,7 +40,7 @@ def test_the_window_less_the_title_caps_every_chunk_and_overlap_is_only_where_sp
     assert all(chunks[i].start < chunks[i - 1].end for i in range(1, len(chunks)))  # split: overlap carried
     assert "Sentence 0 " in chunks[0].text and "Sentence 59 " in chunks[-1].text
     # The length limit applied after the chunker finds nothing to split.
-    fitted, message = LengthLimit(100, words).apply(title, chunks)
+    fitted, message, _ = LengthLimit(100, words).apply(title, chunks)
     assert message is None and fitted == chunks
 
 
@@ -84,3 +84,24 @@ def test_real_tokenizer_chunks_of_scifact_fit_the_model(minilm) -> None:
                 assert len(chunks) >= 2
                 split += 1
     assert whole > 50 and split > 50  # both cases were exercised
+
+
+def test_the_fast_preset_fills_only_what_is_not_set(monkeypatch, tmp_path) -> None:
+    """``RAGLINE_PRESET=fast``: 2,000-character chunks without overlap, embedded from their
+    head; an explicit setting (environment, ragline.toml or code) wins over the preset."""
+    from ragline.settings import Settings
+
+    monkeypatch.chdir(tmp_path)  # no ragline.toml
+    monkeypatch.setenv("RAGLINE_PRESET", "fast")
+    fast = Settings()
+    assert (fast.chunking.size, fast.chunking.overlap, fast.embedder.overflow) == (2000, 0, "head")
+    monkeypatch.setenv("RAGLINE_CHUNKING__SIZE", "1500")
+    assert (Settings().chunking.size, Settings().chunking.overlap) == (1500, 0)
+    assert Settings(chunking=ChunkingSettings(overlap=100)).chunking.overlap == 100
+    monkeypatch.setenv("RAGLINE_PRESET", "turbo")
+    with pytest.raises(ValueError, match="preset"):
+        Settings()
+    monkeypatch.delenv("RAGLINE_PRESET")
+    monkeypatch.delenv("RAGLINE_CHUNKING__SIZE")
+    plain = Settings()
+    assert (plain.chunking.size, plain.chunking.overlap, plain.embedder.overflow) == (1000, 200, "split")

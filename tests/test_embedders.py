@@ -84,7 +84,7 @@ def words(n: int) -> str:
 def test_length_limit_splits_a_chunk_the_model_would_cut() -> None:
     count = lambda text: len(text.split())  # one token per word
     text = words(250)
-    fitted, message = LengthLimit(100, count, model_id="m").apply("Title", [chunk("short one"), chunk(text)])
+    fitted, message, _ = LengthLimit(100, count, model_id="m").apply("Title", [chunk("short one"), chunk(text)])
     assert message == "1 of 2 chunks exceed m's input of 100 tokens (longest 250): split, 2 → 4 chunks"
     assert [c.position for c in fitted] == [0, 1, 2, 3]
     assert all(count(c.text) <= 99 for c in fitted)  # the title takes one
@@ -94,15 +94,16 @@ def test_length_limit_splits_a_chunk_the_model_would_cut() -> None:
 
 def test_length_limit_warns_with_counts_when_told_not_to_split() -> None:
     count = lambda text: len(text.split())
-    fitted, message = LengthLimit(100, count, split=False, model_id="m").apply(None, [chunk(words(180))])
+    fitted, message, _ = LengthLimit(100, count, mode="warn", model_id="m").apply(None, [chunk(words(180))])
     assert len(fitted) == 1
     assert message and "1 of 1 chunks exceed m's input of 100 tokens (longest 180)" in message
     assert "reads only the first 100 tokens" in message and "RAGLINE_EMBEDDER__OVERFLOW=split" in message
 
 
-@pytest.mark.parametrize("overflow", ["split", "warn"])
+@pytest.mark.parametrize("overflow", ["split", "warn", "head"])
 def test_ingest_reports_chunks_over_minilms_limit(tmp_path: Path, minilm, overflow: str) -> None:
-    """512-token paragraphs used to lose their second half, silently."""
+    """512-token paragraphs used to lose their second half, silently. Now they are split,
+    reported, or (``head``, asked for) counted, and the keyword side reads them whole."""
     settings = Settings(home=tmp_path / "home", chunking=ChunkingSettings(method="paragraph", size=4000, overlap=0,
                                                                  unit="chars"),
                         embedder=EmbedderSettings(overflow=overflow))
@@ -110,14 +111,23 @@ def test_ingest_reports_chunks_over_minilms_limit(tmp_path: Path, minilm, overfl
     try:
         long_paragraph = " ".join(f"Clause {i} of the account terms applies." for i in range(80))
         summary = engine.add_documents([Document("terms.txt", [Block(long_paragraph)])], S)
-        (warning,) = summary.warnings
         tokens = minilm.count_tokens(long_paragraph)
-        assert f"1 of 1 chunks exceed {minilm.model_id}'s input of 254 tokens (longest {tokens})" in warning["warning"]
-        hits = engine.search("Clause 79", S, mode="keyword", k=10).hits
-        if overflow == "split":
-            assert summary.chunks > 1 and all(minilm.count_tokens(h.text) <= 254 for h in hits)
+        if overflow == "head":
+            assert summary.warnings == [] and summary.headed == 1 and summary.to_dict()["headed"] == 1
         else:
-            assert summary.chunks == 1
+            (warning,) = summary.warnings
+            assert (f"1 of 1 chunks exceed {minilm.model_id}'s input of 254 tokens (longest {tokens})"
+                    in warning["warning"])
+        hits = engine.search("Clause 79", S, mode="keyword", k=10).hits
+        assert "Clause 79 " in hits[0].text  # the tail is found by keyword whatever the model read
+        if overflow == "split":
+            assert summary.chunks > 1 and all(minilm.count_tokens(h.text) <= 254 for h in hits) and summary.headed == 0
+        else:
+            assert summary.chunks == 1 and summary.headed == 1
+            # the stored vector is the model's reading of the head: the same as embedding the head alone
+            head = minilm.embed_documents([long_paragraph[:1200]])[0]
+            dense = engine.search(long_paragraph[:1200], S, mode="dense", k=1).hits[0]
+            assert dense.text == long_paragraph and dense.score == pytest.approx(float(head @ head), abs=1e-3)
     finally:
         engine.close()
 
@@ -147,5 +157,25 @@ def test_repeated_searches_embed_the_question_once(tmp_path: Path) -> None:
             engine.search("student card fees", S)
         engine.ask("student card fees", S)
         assert embedder.queries_embedded == 1
+    finally:
+        engine.close()
+
+
+@pytest.mark.parametrize("overflow", ["split", "head"])
+def test_token_chunks_are_capped_at_the_window_unless_the_head_is_asked_for(tmp_path: Path, minilm,
+                                                                            overflow: str) -> None:
+    """``unit: tokens`` chunks fit the model's window, except under ``overflow: head``
+    (the fast preset), where a 500-token chunk is one chunk, counted as headed."""
+    settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(overflow=overflow),
+                        chunking=ChunkingSettings(unit="tokens", size=500, overlap=0))
+    engine = Engine(settings, embedder=minilm)
+    try:
+        text = " ".join(f"Section {i} sets the overdraft fee." for i in range(50))  # ~350 tokens
+        assert 254 < minilm.count_tokens(text) <= 500
+        summary = engine.add_documents([Document("fees.txt", [Block(text)])], S)
+        if overflow == "head":
+            assert (summary.chunks, summary.headed, summary.warnings) == (1, 1, [])
+        else:
+            assert summary.chunks == 2 and summary.headed == 0
     finally:
         engine.close()

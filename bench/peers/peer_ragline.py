@@ -59,7 +59,7 @@ def main() -> None:
     engine.close()
     remote_only = {"api_key", "base_url", "model", "path", "dimensions", "timeout", "max_retries", "retry_backoff",
                    "retry_max_wait"}
-    preset = {"embedder": settings.embedder.model_dump(exclude=remote_only),
+    preset = {"preset": settings.preset, "embedder": settings.embedder.model_dump(exclude=remote_only),
               "chunking": settings.chunking.model_dump()}
     common.write_result(work, system="ragline", mode="hybrid", started=started, ingested=ingested,
                         imports_s=imports_s, documents=info.documents, vectors=info.chunks, ingest_rss_mb=ingest_rss,

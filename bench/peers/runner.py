@@ -44,6 +44,9 @@ REQUIREMENTS = HERE / "requirements"
 # name → label, script, venv ("" = this repository's .venv) and RAGLINE_* settings for ragline variants.
 SYSTEMS: dict[str, dict[str, Any]] = {
     "ragline": {"label": "ragline (defaults)", "script": "peer_ragline.py", "venv": "", "env": {}},
+    # The fast preset (2,000-character chunks, embedded from their head, keyword-indexed whole).
+    "ragline-fast": {"label": "ragline (fast preset)", "script": "peer_ragline.py", "venv": "",
+                     "env": {"RAGLINE_PRESET": "fast"}},
     # The exact pipeline the fast default (an int8 per-channel encoder, src/ragline/settings.py)
     # is held to: nDCG@10 within 0.005 of it.
     "ragline-fp32": {"label": "ragline (fp32 embedder)", "script": "peer_ragline.py", "venv": "",

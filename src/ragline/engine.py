@@ -150,12 +150,13 @@ class Engine(EngineAdmin):
         chunking = ChunkingSettings(**info.config.get("chunking", {}))
         count_tokens = getattr(self.embedder, "count_tokens", None)
         limit = embedder_max_tokens(self.embedder)
-        chunker = make_chunker(chunking, token_length=count_tokens, window=limit)
+        overflow = self.settings.embedder.overflow
+        # "head": chunks longer than the model's window are wanted (the keyword side reads them whole).
+        chunker = make_chunker(chunking, token_length=count_tokens, window=None if overflow == "head" else limit)
         length_limit = None
         config = chunking.model_dump()
         if limit is not None and count_tokens is not None:
-            overflow = self.settings.embedder.overflow
-            length_limit = LengthLimit(limit, count_tokens, split=overflow == "split", model_id=self.embedder.model_id)
+            length_limit = LengthLimit(limit, count_tokens, mode=overflow, model_id=self.embedder.model_id)
             config.update(max_tokens=limit, overflow=overflow)  # both shape the chunks: part of the config hash
         language, settle = self._language(scope, info)
         sandbox = self.sandbox if options is None else self.sandbox.with_options(options)

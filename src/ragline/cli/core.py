@@ -53,6 +53,9 @@ def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
         out.print(f"added {summary['added']}, updated {summary['updated']}, unchanged {summary['unchanged']}, "
                   f"deleted {summary['deleted']}, failed {len(summary['failed'])}, chunks {summary['chunks']}, "
                   f"embedded {summary['embedded']} in {summary['seconds']:.1f} s")
+        if summary.get("headed"):
+            out.print(f"{summary['headed']} chunks longer than the model's input were embedded from their head "
+                      "(the keyword index reads them whole: embedder.overflow)")
     for warning in summary.get("warnings", []):
         err.print(f"[yellow]warning:[/yellow] {warning['path']}: {warning['warning']}")
     for failure in summary["failed"]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 from ..models import Chunk, Document, index_text
 from ..settings import ChunkingSettings
@@ -176,28 +176,36 @@ class SpanChunker:
 class LengthLimit:
     """The embedder's input limit, applied to chunks after any chunker: a chunk whose
     embedded text (title line included) holds more than ``max_tokens`` tokens (as
-    ``count`` counts them) would be cut by the model. With ``split`` it is split
-    into pieces that fit; without, it is kept and reported. Either way the caller
-    gets a message with the counts: never a silent cut."""
+    ``count`` counts them) would be cut by the model. ``mode``:
+
+    - ``split``: split into pieces that fit, with a message giving the counts;
+    - ``warn``: kept whole (the model reads its head), with a message;
+    - ``head``: kept whole by choice (the fast preset: the dense side reads the head,
+      the keyword side the whole chunk), counted instead of reported per document.
+
+    Never a silent cut: the caller always gets the counts."""
 
     max_tokens: int
     count: LengthFn
-    split: bool = True
+    mode: Literal["split", "warn", "head"] = "split"
     model_id: str = "the embedding model"
 
-    def apply(self, title: str | None, chunks: list[Chunk]) -> tuple[list[Chunk], str | None]:
-        """(the chunks, fitted; a message with the counts, or None if all fit)."""
+    def apply(self, title: str | None, chunks: list[Chunk]) -> tuple[list[Chunk], str | None, int]:
+        """(the chunks, fitted; a message with the counts, or None; how many chunks the
+        model reads only the head of)."""
         budget = max(1, self.max_tokens - (self.count(f"{title}\n") if title else 0))
         # A wordpiece covers at least one character: text no longer than the budget fits.
         over = [(c, n) for c in chunks if len(c.text) > budget and (n := self.count(c.text)) > budget]
         if not over:
-            return chunks, None
+            return chunks, None, 0
+        if self.mode == "head":
+            return chunks, None, len(over)
         longest = max(n for _, n in over)
         head = (f"{len(over)} of {len(chunks)} chunks exceed {self.model_id}'s input of {self.max_tokens} tokens "
                 f"(longest {longest})")
-        if not self.split:
+        if self.mode == "warn":
             return chunks, (f"{head}: the model reads only the first {budget} tokens of each; lower chunking.size "
-                            "or set RAGLINE_EMBEDDER__OVERFLOW=split")
+                            "or set RAGLINE_EMBEDDER__OVERFLOW=split"), len(over)
         splitter = SpanChunker("recursive", budget, 0, self.count)
         too_long = {id(c) for c, _ in over}
         fitted: list[Chunk] = []
@@ -207,7 +215,7 @@ class LengthLimit:
                                 page=chunk.page, section=chunk.section) for a, b in spans)
         for position, chunk in enumerate(fitted):
             chunk.position = position
-        return fitted, f"{head}: split, {len(chunks)} → {len(fitted)} chunks"
+        return fitted, f"{head}: split, {len(chunks)} → {len(fitted)} chunks", 0
 
 
 BLOCKS_AS_CHUNKS = SpanChunker(method="none")

@@ -61,12 +61,13 @@ class IngestSummary:
     warnings: list[dict[str, str]] = field(default_factory=list)
     chunks: int = 0
     embedded: int = 0
+    headed: int = 0  # chunks longer than the model's input: embedded from their head (embedder.overflow)
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {"added": self.added, "updated": self.updated, "unchanged": self.unchanged,
                 "deleted": self.deleted, "failed": self.failed, "warnings": self.warnings, "chunks": self.chunks,
-                "embedded": self.embedded, "seconds": round(self.seconds, 3)}
+                "embedded": self.embedded, "headed": self.headed, "seconds": round(self.seconds, 3)}
 
 
 @dataclass
@@ -223,6 +224,7 @@ class Ingestor:
         summary.unchanged += local.unchanged
         summary.failed.extend(local.failed)
         summary.warnings.extend(local.warnings)
+        summary.headed += local.headed
         return entries
 
     @staticmethod
@@ -251,7 +253,8 @@ class Ingestor:
         with span("chunk"):
             chunks = (BLOCKS_AS_CHUNKS if document.chunked else self.chunker).chunk(document)
         if self.length_limit is not None:
-            chunks, overflow = self.length_limit.apply(document.title, chunks)
+            chunks, overflow, headed = self.length_limit.apply(document.title, chunks)
+            summary.headed += headed
             if overflow:
                 summary.warnings.append({"path": document.source, "warning": overflow})
         if "warning" in document.metadata:
