@@ -1,4 +1,4 @@
-"""``ragline bench``'s precision presets: the exact fp32 encoder and the int8 one,
+"""``ragline bench``'s presets: the exact fp32 encoder, the int8 one and the fast preset,
 each ingesting a (tiny, made-here) BEIR corpus in its own process, with real
 figures and the quality gap between them in results.json and results.md."""
 
@@ -29,12 +29,13 @@ def _dataset(root: Path) -> Path:
 def test_presets_run_side_by_side_with_real_figures(tmp_path) -> None:
     settings = Settings(home=tmp_path / "home")
     runs = run_presets(settings, _dataset(tmp_path / "data"), log=lambda _: None)
-    for name in ("fp32", "int8"):
+    for name in ("fp32", "int8", "fast"):
         row = runs[name]
         assert row["status"] == "measured", row
         assert row["ingest_seconds"] > 0 and row["peak_rss_mb"] > 50
         assert 0.5 <= row["ndcg@10"] <= 1.0  # each query names its document's topic
     assert runs["ndcg_gap"] == round(runs["fp32"]["ndcg@10"] - runs["int8"]["ndcg@10"], 4)
+    assert runs["fast_ndcg_gap"] == round(runs["fp32"]["ndcg@10"] - runs["fast"]["ndcg@10"], 4)
     # The built graphs land in the real home's model cache, both precisions.
     assert len(list((settings.home / "models").glob("*.onnx"))) == 2
     table = render_markdown({"dataset": "tiny", "embedder": "m", "when": "now", "machine": {
@@ -47,6 +48,7 @@ def test_presets_run_side_by_side_with_real_figures(tmp_path) -> None:
         "embedding": {"texts": 1, "model_id": "m", "ragline": {"seconds": 1, "texts_per_s": 1},
                       "sentence_transformers": {"status": "not installed"}}, "presets": runs})
     assert "## Precision presets" in table and f"| int8 | {runs['int8']['ingest_seconds']} |" in table
+    assert f"| fast | {runs['fast']['ingest_seconds']} |" in table and "fp32 − fast" in table
 
 
 def test_presets_do_not_apply_to_remote_embedders(tmp_path) -> None:

@@ -88,13 +88,15 @@ def test_real_tokenizer_chunks_of_scifact_fit_the_model(minilm) -> None:
 
 def test_the_fast_preset_fills_only_what_is_not_set(monkeypatch, tmp_path) -> None:
     """``RAGLINE_PRESET=fast``: 2,000-character chunks without overlap, embedded from their
-    head; an explicit setting (environment, ragline.toml or code) wins over the preset."""
+    190-token head; an explicit setting (environment, ragline.toml or code) wins over the preset."""
     from ragline.settings import Settings
 
     monkeypatch.chdir(tmp_path)  # no ragline.toml
     monkeypatch.setenv("RAGLINE_PRESET", "fast")
     fast = Settings()
-    assert (fast.chunking.size, fast.chunking.overlap, fast.embedder.overflow) == (2000, 0, "head")
+    assert (fast.chunking.size, fast.chunking.overlap, fast.embedder.overflow, fast.embedder.max_tokens) == \
+        (2000, 0, "head", 190)
+    assert fast.search.dense_weight == 0.5 and fast.search.fusion == "weighted"
     monkeypatch.setenv("RAGLINE_CHUNKING__SIZE", "1500")
     assert (Settings().chunking.size, Settings().chunking.overlap) == (1500, 0)
     assert Settings(chunking=ChunkingSettings(overlap=100)).chunking.overlap == 100
@@ -104,4 +106,5 @@ def test_the_fast_preset_fills_only_what_is_not_set(monkeypatch, tmp_path) -> No
     monkeypatch.delenv("RAGLINE_PRESET")
     monkeypatch.delenv("RAGLINE_CHUNKING__SIZE")
     plain = Settings()
-    assert (plain.chunking.size, plain.chunking.overlap, plain.embedder.overflow) == (1000, 200, "split")
+    assert (plain.chunking.size, plain.chunking.overlap, plain.embedder.overflow, plain.embedder.max_tokens) == \
+        (1000, 200, "split", None)

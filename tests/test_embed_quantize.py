@@ -108,3 +108,21 @@ def test_quantizing_something_that_is_not_a_model_fails_clearly() -> None:
 
     with pytest.raises(EmbedderError, match="int8 quantization failed"):
         quantize_graph(b"not an onnx model")
+
+
+def test_a_model_told_to_read_fewer_tokens_embeds_the_head_and_keys_its_cache_apart(minilm) -> None:
+    """``embedder.max_tokens`` (the fast preset's 190): a long text's vector is its head's,
+    a short text's is unchanged, and the cache never mixes it with whole readings."""
+    head = MiniLMEmbedder(read_tokens=30)
+    assert (head.max_tokens, head.model_max_seq_length) == (30, 256)
+    text = " ".join(f"clause {i} limits the daily transfer amount" for i in range(20))  # ~140 tokens
+    first_30 = head.tokenizer().decode(head.tokenizer().encode(text, add_special_tokens=False).ids[:30])
+    np.testing.assert_allclose(head.embed_documents([text])[0], minilm.embed_documents([first_30])[0], atol=1e-5)
+    assert float(head.embed_documents([text])[0] @ minilm.embed_documents([text])[0]) < 0.99  # not the whole
+    np.testing.assert_allclose(head.embed_documents(["short text"])[0], minilm.embed_documents(["short text"])[0],
+                               atol=1e-6)
+    assert cache_model_key(head) == f"{head.model_id}#read30"
+    assert cache_model_key(MiniLMEmbedder(read_tokens=600)) == head.model_id  # more than the model reads: all
+    assert make_embedder(EmbedderSettings(max_tokens=190, precision="int8")).max_tokens == 190
+    with pytest.raises(ValueError, match="max_tokens"):
+        EmbedderSettings(max_tokens=4)

@@ -176,7 +176,7 @@ class BertEmbedder:
     def __init__(self, model_dir: Path | None, *, model_id: str, dimension: int, batch_size: int = 32,
                  threads: int | None = None, cache_dir: Path | None = None, pooling: str = "mean",
                  query_prefix: str = "", passage_prefix: str = "", max_seq_length: int = 256,
-                 precision: str = "fp32") -> None:
+                 precision: str = "fp32", read_tokens: int | None = None) -> None:
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         if pooling not in POOLINGS:
@@ -192,7 +192,12 @@ class BertEmbedder:
         self.pooling = pooling
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
-        self.max_seq_length = max_seq_length
+        # ``read_tokens`` (embedder.max_tokens): read fewer tokens than the model can, a text's
+        # head only (the fast preset); the model's own limit is kept apart for the cache key.
+        self.model_max_seq_length = max_seq_length
+        if read_tokens is not None and read_tokens < 1:
+            raise ConfigError(f"embedder.max_tokens must be >= 1, got {read_tokens}")
+        self.max_seq_length = max_seq_length if read_tokens is None else min(max_seq_length, read_tokens + 2)
         self.precision = precision
         self._lock = threading.Lock()
         self._session = None

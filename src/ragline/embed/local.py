@@ -45,7 +45,7 @@ class LocalEmbedder(BertEmbedder):
             raise EmbedderError(f"{_SETTING}={settings.path!r}: model files missing in {folder}: {', '.join(missing)}")
         return cls(folder, model_id=settings.model or model_id, batch_size=settings.batch_size,
                    threads=settings.threads, cache_dir=cache_dir, precision=settings.precision,
-                   **read_folder(folder))
+                   read_tokens=settings.max_tokens, **read_folder(folder))
 
 
 def read_folder(folder: Path) -> dict[str, Any]:

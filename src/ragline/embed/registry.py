@@ -65,7 +65,7 @@ def _minilm(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | No
     from .minilm import MiniLMEmbedder
 
     return MiniLMEmbedder(batch_size=settings.batch_size, threads=settings.threads, cache_dir=cache_dir,
-                          precision=settings.precision)
+                          precision=settings.precision, read_tokens=settings.max_tokens)
 
 
 def _hashing(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):

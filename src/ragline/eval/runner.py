@@ -5,7 +5,7 @@ documents, and score the run.
 The throwaway collection lives in its own SQLite file under
 ``<home>/eval/`` (never in the user's store) and is named by a fingerprint of
 everything that shapes the index: the corpus bytes, the embedding model, the
-chunking settings and the keyword analyzer. An unchanged setup therefore reuses
+chunking settings and overflow mode, and the keyword analyzer. An unchanged setup therefore reuses
 the collection (the re-ingest finds every document unchanged and does no work);
 a changed one gets a fresh collection, and the embedding cache in ``<home>``
 still spares re-embedding any chunk text seen before.
@@ -118,6 +118,7 @@ class EvalRunner:
             "corpus": self._corpus_hash,
             "model": self.engine.embedder.model_id,
             "chunking": self.settings.chunking.model_dump(),
+            "overflow": self.settings.embedder.overflow,  # shapes the chunks too (the fast preset's head)
             "analyzer": ANALYZER_VERSION,
         }, sort_keys=True)
         return f"{self.dataset.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"

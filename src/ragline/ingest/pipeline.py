@@ -388,10 +388,13 @@ def cache_model_key(embedder: Embedder) -> str:
     """The embedding cache's model key: the model id, plus the precision and its recipe
     when a local model runs quantized (its vectors differ slightly from the exact ones,
     and from another recipe's: a collection embedded one way must not be filled from
-    another)."""
+    another), plus the tokens read when fewer than the model could."""
     inner = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
     precision = getattr(inner, "precision", "fp32")
-    return embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}-{QUANT_VERSION}"
+    key = embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}-{QUANT_VERSION}"
+    read, whole = getattr(inner, "max_seq_length", None), getattr(inner, "model_max_seq_length", None)
+    # A model told to read fewer tokens (embedder.max_tokens) embeds a long text's head only.
+    return key if read is None or whole is None or read >= whole else f"{key}#read{read - 2}"
 
 
 def _file_name(origin: str | None, documents: Sequence[Document]) -> str:
