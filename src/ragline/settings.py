@@ -68,9 +68,9 @@ class EmbedderSettings(BaseModel):
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)
     query_cache_size: int = Field(default=1024, ge=0, le=1_000_000)  # query vectors kept in memory (0: off)
     # A chunk longer than the model's input limit: "split" it before embedding; "warn" (the model
-    # reads its head); or "head", the fast preset: chunks are not capped at the window, the model
+    # reads its head); or "head" (the fast preset): chunks are not capped at the window, the model
     # reads a long chunk's head and the keyword index all of it, counted in the ingest summary
-    # (with chunking.method=none: SciFact hybrid nDCG@10 as fp32's, 2x faster; docs/embedders.md).
+    # (``headed``) instead of a warning per document (docs/embedders.md).
     overflow: Literal["split", "warn", "head"] = "split"
     # Local models (minilm, local): read at most this many tokens of each text (None: all the
     # model can, 254 for MiniLM). Fewer is faster and reads less of a long chunk (the fast preset).
