@@ -4,8 +4,9 @@ documents, and score the run.
 
 The throwaway collection lives in its own SQLite file under
 ``<home>/eval/`` (never in the user's store) and is named by a fingerprint of
-everything that shapes the index: the corpus bytes, the embedding model, the
-chunking settings and overflow mode, and the keyword analyzer. An unchanged setup therefore reuses
+everything that shapes the index: the corpus bytes, the embedding model (with its
+precision and the tokens it reads), the chunking settings and overflow mode, and the
+keyword analyzer. An unchanged setup therefore reuses
 the collection (the re-ingest finds every document unchanged and does no work);
 a changed one gets a fresh collection, and the embedding cache in ``<home>``
 still spares re-embedding any chunk text seen before.
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..engine import Engine
 from ..errors import ConfigError
-from ..ingest.pipeline import IngestSummary, Progress
+from ..ingest.pipeline import IngestSummary, Progress, cache_model_key
 from ..models import Hit, Scope
 from ..retrieve.analyzer import ANALYZER_VERSION
 from ..retrieve.search import MODES
@@ -116,7 +117,7 @@ class EvalRunner:
         """A name that changes whenever anything shaping the index changes."""
         key = json.dumps({
             "corpus": self._corpus_hash,
-            "model": self.engine.embedder.model_id,
+            "model": cache_model_key(self.engine.embedder),  # precision and tokens read shape the vectors
             "chunking": self.settings.chunking.model_dump(),
             "overflow": self.settings.embedder.overflow,  # shapes the chunks too (the fast preset's head)
             "analyzer": ANALYZER_VERSION,

@@ -392,9 +392,9 @@ def cache_model_key(embedder: Embedder) -> str:
     inner = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
     precision = getattr(inner, "precision", "fp32")
     key = embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}-{QUANT_VERSION}"
-    read, whole = getattr(inner, "max_seq_length", None), getattr(inner, "model_max_seq_length", None)
     # A model told to read fewer tokens (embedder.max_tokens) embeds a long text's head only.
-    return key if read is None or whole is None or read >= whole else f"{key}#read{read - 2}"
+    reads_less = getattr(inner, "max_seq_length", 0) < getattr(inner, "model_max_seq_length", 0)
+    return f"{key}#read{inner.max_tokens}" if reads_less else key
 
 
 def _file_name(origin: str | None, documents: Sequence[Document]) -> str:
