@@ -36,7 +36,7 @@ from .usage.ranking import CANDIDATES_PER_HIT, check_usage_options, with_counter
 from .usage.report import usage_report
 
 if TYPE_CHECKING:  # the ingest side loads on first ingest: a search never imports the loaders
-    from .answer import Answer, Answerer, AnswerStream, Generator
+    from .answer import Answer, Answerer, AnswerStream, Generator, Router
     from .conversations import Conversations
     from .ingest.loaders.options import LoadOptions
     from .ingest.pipeline import Ingestor, IngestSummary, Progress
@@ -281,21 +281,12 @@ class Engine(EngineAdmin):
 
     # -- answers (ragline.answer) ---------------------------------------------
     @cached_property
-    def conversations(self) -> Conversations:
-        """Conversations and their turns: chat memory, follow-ups, the user's past
-        messages (``ragline.conversations``)."""
-        from .conversations import Conversations
-
-        return Conversations(self)
-
-    @cached_property
     def answerer(self) -> Answerer:
+        """The documents route: search, context, generate, grounding (``ragline.answer``)."""
         from .answer import Answerer
 
-        answerer = Answerer(self.store, self.embedder, self.settings, query_cache=self.query_cache,
-                            remote_wait=lambda: self.remote_wait(), records=self.transactions, reranker=self.reranker)
-        answerer.on_answer = self._answered
-        return answerer
+        return Answerer(self.store, self.embedder, self.settings, query_cache=self.query_cache,
+                        remote_wait=lambda: self.remote_wait(), reranker=self.reranker)
 
     @cached_property
     def transactions(self) -> Transactions:
@@ -303,7 +294,25 @@ class Engine(EngineAdmin):
         questions (``ragline.records``)."""
         from .records.service import Transactions
 
-        return Transactions(self)
+        return Transactions(self.store.records, self, self.settings)
+
+    @cached_property
+    def router(self) -> Router:
+        """The ways a question is answered, asked in order (``answer.route``): a money
+        question from the asker's transactions, anything else from the documents."""
+        from .answer import Router
+        from .records.route import RecordsRoute
+
+        return Router([RecordsRoute(self.transactions), self.answerer], self.answerer.generator,
+                      on_answer=self._answered)
+
+    @cached_property
+    def conversations(self) -> Conversations:
+        """Conversations and their turns: chat memory, follow-ups, the user's past
+        messages (``ragline.conversations``)."""
+        from .conversations import Conversations
+
+        return Conversations(self.store, self.router, self.embedder, counter=self.answerer.counter)
 
     def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, stream: bool = False,
             mode: str | None = None, filters: Filters | None = None) -> Answer | AnswerStream:
@@ -313,14 +322,14 @@ class Engine(EngineAdmin):
         ``stream=True`` this is ``ask_stream``."""
         if stream:
             return self.ask_stream(question, scope, generator=generator, mode=mode, filters=filters)
-        return self.answerer.ask(question, scope, generator=generator, mode=mode, filters=filters)
+        return self.router.ask(question, scope, generator=generator, mode=mode, filters=filters)
 
     def ask_stream(self, question: str, scope: Scope, *, generator: str | Generator | None = None,
                    mode: str | None = None, filters: Filters | None = None) -> AnswerStream:
         """Answer events: ``{"type": "delta", "text"}`` …, maybe ``{"type": "restart", "reason"}``
         (discard the text so far), then ``{"type": "done", "answer": Answer.to_dict()}``; the
         typed Answer is on the stream's ``.answer`` afterwards."""
-        return self.answerer.stream(question, scope, generator=generator, mode=mode, filters=filters)
+        return self.router.stream(question, scope, generator=generator, mode=mode, filters=filters)
 
     def status(self) -> dict[str, Any]:
         store = self.store

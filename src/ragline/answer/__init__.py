@@ -13,11 +13,12 @@ from .context import ContextBuilder, DroppedHit, RAGContext, Source
 from .generators import GENERATORS, GenerationRequest, Generator, make_generator
 from .grounding import GroundingChecker
 from .prompt import NO_ANSWER, Prompt, build_prompt
-from .service import Answerer, AnswerStream
-from .types import Answer, Citation, Grounding, SentenceCheck
+from .route import Asked, Decision, Route, Router
+from .service import Answerer
+from .types import Answer, AnswerStream, Citation, Grounding, SentenceCheck
 
 __all__ = [
-    "GENERATORS", "NO_ANSWER", "Answer", "AnswerStream", "Answerer", "Citation",
-    "ContextBuilder", "DroppedHit", "GenerationRequest", "Generator", "Grounding", "GroundingChecker", "Prompt",
-    "RAGContext", "SentenceCheck", "Source", "build_prompt", "make_generator",
+    "GENERATORS", "NO_ANSWER", "Answer", "AnswerStream", "Answerer", "Asked", "Citation",
+    "ContextBuilder", "Decision", "DroppedHit", "GenerationRequest", "Generator", "Grounding", "GroundingChecker",
+    "Prompt", "RAGContext", "Route", "Router", "SentenceCheck", "Source", "build_prompt", "make_generator",
 ]

@@ -1,7 +1,8 @@
 """The Answerer: search → context → abstain check → generate → grounding → Answer.
 
-``Answerer.stream`` yields JSON-ready events; ``Answerer.ask`` runs the same steps
-and returns the typed ``Answer``:
+It is the documents route (``answer.route``): the engine's router hands it every
+question no other route takes. ``Answerer.stream`` yields JSON-ready events;
+``Answerer.ask`` runs the same steps and returns the typed ``Answer``:
 
 - ``{"type": "delta", "text": "..."}`` — a piece of answer text;
 - ``{"type": "restart", "reason": "..."}`` — the provider failed after it had
@@ -16,7 +17,8 @@ import logging
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,12 +40,12 @@ from .generators import GENERATORS, GenerationRequest, Generator, allowed_genera
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
 from .prompt import build_prompt, is_no_answer
+from .route import Asked, Decision, Router
 from .tokens import TokenCounter
-from .types import Answer, Citation
+from .types import Answer, AnswerEvents, AnswerStream, Citation, Event
 
 if TYPE_CHECKING:
     from ..conversations.turn import AnswerTurn
-    from ..records.service import Transactions
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +53,6 @@ NOTHING_FOUND = "I could not find anything about this in the knowledge base."
 NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
 # The sources are about the question's topic but none states its constraint (constraints.py).
 NOT_MENTIONED = "The knowledge base does not seem to contain the answer to this question: it says nothing about {}."
-
-Event = dict[str, Any]
-
 
 class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
@@ -80,69 +79,50 @@ class MemoEmbedder(DelegatingEmbedder):
         return np.stack([self._vectors[t] for t in texts])
 
 
-class AnswerStream:
-    """An iterator of answer events; ``answer`` holds the typed Answer once done."""
-
-    def __init__(self, events: Iterator[Event]) -> None:
-        self._events = events
-        self.answer: Answer | None = None
-
-    def __iter__(self) -> AnswerStream:
-        return self
-
-    def __next__(self) -> Event:
-        return next(self._events)
-
-
 class Answerer:
-    """Answers questions over one store with one embedder and the settings' defaults."""
+    """Answers questions over one store with one embedder and the settings' defaults:
+    the documents route (``name``, ``decide``, ``answer``: ``answer.route.Route``)."""
+
+    name = "retrieval"
 
     def __init__(self, store: Store, embedder: Embedder, settings: Settings, *,
                  counter: TokenCounter | None = None, query_cache: QueryCache | None = None,
                  remote_wait: Callable[[], AbstractContextManager[object]] = nullcontext,
-                 records: Transactions | None = None, reranker: Reranker | None = None) -> None:
+                 reranker: Reranker | None = None) -> None:
         self.store = store
         self.reranker = reranker  # the search's rerank stage (search.rerank)
-        self.records = records  # money questions are answered from the owner's transactions (records.service)
         self.remote_wait = remote_wait  # entered while waiting on a remote provider (the server's fair share)
         self.embedder = embedder
         self.settings = settings
         self.counter = counter
         self.query_cache = query_cache  # repeated questions embed once (per tenant)
         self._generators: dict[str, Generator] = {}
-        # Told of every finished answer, whichever route made it (the engine meters usage here).
-        self.on_answer: Callable[[Scope, Answer], None] | None = None
 
     # -- public API ----------------------------------------------------------------
     def ask(self, question: str, scope: Scope, *, generator: str | Generator | None = None, mode: str | None = None,
             filters: Filters | None = None, turn: AnswerTurn | None = None) -> Answer:
         """Answer ``question`` from the documents ``scope`` can read. ``turn`` (a
         conversation's, ``ragline.conversations``) changes what is searched and the bounds."""
-        stream = self._start(question, scope, generator, mode, filters, streaming=False, turn=turn)
-        for _ in stream:
-            pass
-        assert stream.answer is not None
-        return stream.answer
+        return self._alone.ask(question, scope, generator=generator, mode=mode, filters=filters, turn=turn)
 
     def stream(self, question: str, scope: Scope, *, generator: str | Generator | None = None,
                mode: str | None = None, filters: Filters | None = None, turn: AnswerTurn | None = None) -> AnswerStream:
         """Like ``ask`` but as events (see the module docstring). Bad input raises
         here, before the first event; provider failures never raise."""
-        return self._start(question, scope, generator, mode, filters, streaming=True, turn=turn)
+        return self._alone.stream(question, scope, generator=generator, mode=mode, filters=filters, turn=turn)
 
-    def _start(self, question: str, scope: Scope, generator: str | Generator | None, mode: str | None,
-               filters: Filters | None, *, streaming: bool, turn: AnswerTurn | None = None) -> AnswerStream:
-        if not isinstance(question, str) or not question.strip():
-            raise ConfigError("question is empty")
-        chosen = self.generator(generator)
-        holder = AnswerStream(iter(()))
-        holder._events = self._run(question.strip(), scope, chosen, mode, filters, holder, streaming, turn)
-        if self.records is not None:  # the route step: records or retrieval, and why
-            asked = turn.query if turn is not None and turn.query else question.strip()  # a follow-up, rewritten
-            holder._events = self.records.routed_events(asked, scope, chosen, holder, holder._events)
-        if self.on_answer is not None:
-            holder._events = _reporting(holder._events, holder, lambda answer: self.on_answer(scope, answer))
-        return holder
+    @cached_property
+    def _alone(self) -> Router:
+        """This route on its own (no other route is asked: the engine's router asks them)."""
+        return Router([self], self.generator)
+
+    # -- the route (answer.route) ------------------------------------------------------
+    def decide(self, asked: Asked) -> Decision:
+        return Decision(True, "answered from the documents")
+
+    def answer(self, asked: Asked, decision: Decision, generator: Generator) -> AnswerEvents:
+        return self._run(asked.question, asked.scope, generator, asked.mode, asked.filters, asked.streaming,
+                         asked.turn)
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
         """The named generator (cached; built from settings and provider env vars).
@@ -189,8 +169,7 @@ class Answerer:
 
     # -- the pipeline ---------------------------------------------------------------
     def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,
-             filters: Filters | None, holder: AnswerStream, streaming: bool,
-             turn: AnswerTurn | None = None) -> Iterator[Event]:
+             filters: Filters | None, streaming: bool, turn: AnswerTurn | None = None) -> AnswerEvents:
         started = time.perf_counter()
         cached = self.query_cache.for_tenant(self.embedder, scope.tenant) if self.query_cache else self.embedder
         memo = MemoEmbedder(cached)
@@ -241,8 +220,7 @@ class Answerer:
         elif context.sources:
             yield from self._generate(question, context, generator, memo, answer, streaming, turn)
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
-        holder.answer = answer
-        yield {"type": "done", "answer": answer.to_dict()}
+        return answer
 
     def _generate(self, question: str, context: RAGContext, generator: Generator, memo: MemoEmbedder,
                   answer: Answer, streaming: bool, turn: AnswerTurn | None = None) -> Iterator[Event]:
@@ -317,17 +295,6 @@ class Answerer:
             if close is not None:
                 close()
         self._generators.clear()
-
-
-def _reporting(events: Iterator[Event], holder: AnswerStream, report: Callable[[Answer], None]) -> Iterator[Event]:
-    """``events``, calling ``report(answer)`` as the done event passes (never failing the answer)."""
-    for event in events:
-        if event.get("type") == "done" and holder.answer is not None:
-            try:
-                report(holder.answer)
-            except Exception:  # bookkeeping must not break an answer
-                log.exception("recording an answer's usage failed")
-        yield event
 
 
 def _citations(answer: Answer, context: RAGContext) -> list[Citation]:

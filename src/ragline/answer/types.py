@@ -1,4 +1,5 @@
-"""The answer's data model: Citation, SentenceCheck, Grounding, Answer.
+"""The answer's data model: Citation, SentenceCheck, Grounding, Answer, and the
+stream of events an answer arrives in (``AnswerStream``).
 
 ``Answer.to_dict()`` is the wire shape shared by the CLI (``--json``), the REST API
 and the streaming ``done`` event::
@@ -12,6 +13,7 @@ and the streaming ``done`` event::
 
 from __future__ import annotations
 
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -19,6 +21,9 @@ from .context import RAGContext
 from .sanitize import inline
 
 SentenceStatus = Literal["supported", "unsupported", "wrong_citation", "uncited"]
+
+Event = dict[str, Any]
+"""One answer event: ``{"type": "delta" | "restart" | "done", …}`` (``answer.service``)."""
 
 
 @dataclass(frozen=True)
@@ -139,3 +144,23 @@ class Answer:
                 "sources": [s.to_dict(text=True) for s in self.context.sources],
             }
         return data
+
+
+class AnswerStream:
+    """An iterator of answer events; ``answer`` holds the typed Answer once the
+    ``done`` event has passed."""
+
+    def __init__(self, events: Iterator[Event] | None = None) -> None:
+        self.events: Iterator[Event] = events if events is not None else iter(())
+        self.answer: Answer | None = None
+
+    def __iter__(self) -> AnswerStream:
+        return self
+
+    def __next__(self) -> Event:
+        return next(self.events)
+
+
+AnswerEvents = Generator[Event, None, Answer]
+"""A route's answer in the making: ``delta``/``restart`` events, then (as the
+generator's return value) the finished ``Answer``."""

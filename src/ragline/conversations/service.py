@@ -1,4 +1,5 @@
-"""``Conversations``: chat memory over the engine (``engine.conversations``).
+"""``Conversations``: chat memory (``engine.conversations``), over the store's
+conversation tables, the engine's router (which answers each turn) and its embedder.
 
 Create, list, get, rename and delete conversations per tenant and owner, and
 answer one turn of a conversation:
@@ -36,8 +37,11 @@ from .options import POLICIES, AnswerOptions, RAGOptions, validated
 from .turn import AnswerTurn
 
 if TYPE_CHECKING:
-    from ..answer import Answer
-    from ..engine import Engine
+    from ..answer import Answer, Router
+    from ..answer.tokens import TokenCounter
+    from ..embed.base import Embedder
+    from ..store import Store
+    from ..store.conversations import ConversationStore
 
 log = logging.getLogger(__name__)
 turn_log = logging.getLogger("ragline.turns")
@@ -103,31 +107,35 @@ class TurnStream:
 
 
 class Conversations:
-    """Conversations of one engine (``engine.conversations``)."""
+    """Conversations and their turns: ``router`` answers a turn (the engine's, so a
+    money question in a chat is answered from the records), ``embedder`` embeds the
+    stored messages that later turns search."""
 
-    def __init__(self, engine: Engine, *, search_timeout_s: float = 2.0) -> None:
-        self.engine = engine
+    def __init__(self, store: Store, router: Router, embedder: Embedder, *, counter: TokenCounter | None = None,
+                 search_timeout_s: float = 2.0) -> None:
+        self._store = store
+        self.router = router
+        self.embedder = embedder
+        self.counter = counter  # counts the memory context's tokens (None: the default counter)
         self.search_timeout_s = search_timeout_s
         self._memory: MemorySearch | None = None
         self._embedder: MessageEmbedder | None = None
         self.background = True  # embed stored messages on a background thread
 
     @property
-    def store(self) -> Any:
-        return self.engine.store.conversations
+    def store(self) -> ConversationStore:
+        return self._store.conversations
 
     @property
     def memory(self) -> MemorySearch:
         if self._memory is None:
-            self._memory = MemorySearch(self.engine.store, self.engine.embedder,
-                                        getattr(self.engine.answerer, "counter", None),
-                                        timeout_s=self.search_timeout_s)
+            self._memory = MemorySearch(self._store, self.embedder, self.counter, timeout_s=self.search_timeout_s)
         return self._memory
 
     @property
     def message_embedder(self) -> MessageEmbedder:
         if self._embedder is None:
-            self._embedder = MessageEmbedder(self.engine.store, self.engine.embedder)
+            self._embedder = MessageEmbedder(self._store, self.embedder)
         return self._embedder
 
     # -- conversations -----------------------------------------------------------------
@@ -194,7 +202,7 @@ class Conversations:
             raise ConfigError("question is empty")
         rag = validated(RAGOptions, rag_options, "rag_options")
         opts = validated(AnswerOptions, options, "options")
-        chosen = self.engine.answerer.generator(opts.generator or generator)
+        chosen = self.router.generator(opts.generator or generator)
         conversation = self.get(scope.tenant, scope.owner, conversation_id) if conversation_id else None
         holder = TurnStream(iter(()))
         holder._events = self._run(question.strip(), scope, conversation, list(history or []), chosen, mode, filters,
@@ -242,8 +250,7 @@ class Conversations:
                               max_tokens=opts.max_tokens, floor=opts.threshold,
                               floor_set=opts.threshold is not None, policy=policy,
                               history=[(t.role, t.content) for t in turns[-PROMPT_TURNS:]], memory=memory.context)
-            inner = self.engine.answerer.stream(question, scope, generator=generator, mode=mode, filters=filters,
-                                                turn=turn)
+            inner = self.router.stream(question, scope, generator=generator, mode=mode, filters=filters, turn=turn)
             for event in inner:
                 if event.get("type") != "done":
                     yield event

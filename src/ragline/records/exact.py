@@ -22,7 +22,7 @@ from ..models import Scope
 from ..store.base import Records
 from .model import Aggregate, Transaction, TransactionQuery, key, money, plain
 from .periods import Period, add_months, month_period
-from .router import Route
+from .router import MoneyRoute
 
 SPENDING = ("spend", "refund")
 TOP_DEFAULT = 5
@@ -75,8 +75,8 @@ class ExactAnswerer:
         self.today = today
         self.sources: list[Source] = []
 
-    def answer(self, route: Route) -> ExactAnswer:
-        handler: Callable[[Route, TransactionQuery], ExactAnswer] = getattr(self, f"_{route.intent}")
+    def answer(self, route: MoneyRoute) -> ExactAnswer:
+        handler: Callable[[MoneyRoute, TransactionQuery], ExactAnswer] = getattr(self, f"_{route.intent}")
         base = TransactionQuery(start=route.period.start if route.period else None,
                                 end=route.period.end if route.period else None, category=route.category,
                                 merchant=route.merchant, text=route.text)
@@ -99,7 +99,7 @@ class ExactAnswerer:
         rows = self.records.find_transactions(self.scope, replace(query, order="amount", limit=limit))
         return [t.transaction_id for t in rows]
 
-    def _what(self, route: Route) -> str:
+    def _what(self, route: MoneyRoute) -> str:
         if route.category:
             return f" on {route.category}"
         if route.merchant:
@@ -107,11 +107,11 @@ class ExactAnswerer:
         return f' on "{route.text}"' if route.text else ""
 
     @staticmethod
-    def _when(route: Route) -> str:
+    def _when(route: MoneyRoute) -> str:
         return f" {route.period.label}" if route.period else ""
 
     # -- intents -------------------------------------------------------------------
-    def _ranked(self, route: Route, base: TransactionQuery, by: str) -> ExactAnswer:
+    def _ranked(self, route: MoneyRoute, base: TransactionQuery, by: str) -> ExactAnswer:
         query = replace(base, flows=SPENDING)
         groups = [a for a in self.records.aggregate_transactions(self.scope, query, by) if a.total < 0]
         limit = route.limit or TOP_DEFAULT
@@ -139,13 +139,13 @@ class ExactAnswerer:
         return ExactAnswer(route.intent or "", text, [noun, "currency", "spent", "transactions", "share"], rows,
                            self.sources, chart)
 
-    def _top_categories(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _top_categories(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         return self._ranked(route, replace(base, category=None), "category")
 
-    def _top_merchants(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _top_merchants(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         return self._ranked(route, replace(base, merchant=None), "merchant")
 
-    def _total_spend(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _total_spend(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         query = replace(base, flows=SPENDING)
         flows = self.records.aggregate_transactions(self.scope, query, "flow")
         rows, clauses = [], []
@@ -165,7 +165,7 @@ class ExactAnswerer:
                 else f"I found no spending{self._what(route)}{self._when(route)} in your transactions.")
         return ExactAnswer(route.intent or "", text, ["currency", "spent", "payments", "refunds"], rows, self.sources)
 
-    def _largest(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _largest(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         limit = route.limit or TOP_DEFAULT
         currencies = [c for c, _ in _by_currency(self.records.aggregate_transactions(
             self.scope, replace(base, flows=("spend",)), "currency"))]
@@ -185,7 +185,7 @@ class ExactAnswerer:
         return ExactAnswer(route.intent or "", text, ["date", "description", "merchant", "category", "amount",
                                                       "currency"], rows, self.sources)
 
-    def _month_over_month(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _month_over_month(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         current = (self.today.year, self.today.month)
         months = sorted(set(route.months))
         if len(months) < 2 and route.this_month:  # "this month compared to last month"
@@ -231,7 +231,7 @@ class ExactAnswerer:
         return ExactAnswer(route.intent or "", text, ["month", "currency", "spent", "change", "change %"], rows,
                            self.sources, chart)
 
-    def _recurring(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _recurring(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         if route.period is None:  # a year of history is enough to see what repeats
             base = replace(base, start=date(self.today.year - 1, self.today.month, 1), end=self.today)
         payments = self.records.find_transactions(self.scope, replace(base, flows=("spend",)))
@@ -260,7 +260,7 @@ class ExactAnswerer:
                                                       "last paid"], rows, self.sources,
                            _chart("Recurring payments", rows, 0, 2))
 
-    def _income_vs_spending(self, route: Route, base: TransactionQuery) -> ExactAnswer:
+    def _income_vs_spending(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         flows = self.records.aggregate_transactions(self.scope, replace(base, flows=None), "flow")
         rows, clauses = [], []
         for currency, groups in _by_currency(flows, by_total=False):

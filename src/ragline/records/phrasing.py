@@ -18,7 +18,7 @@ from ..errors import GeneratorError
 from ..models import Hit
 from ..settings import GeneratorSettings
 from .exact import ExactAnswer
-from .router import Route
+from .router import MoneyRoute
 
 TEMPLATE = "records"
 """``Answer.generator`` of an answer phrased by the template (no model)."""
@@ -26,7 +26,7 @@ TEMPLATE = "records"
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?")
 
 
-def records_answer(question: str, exact: ExactAnswer, routed: Route, generator: Generator | None,
+def records_answer(question: str, exact: ExactAnswer, routed: MoneyRoute, generator: Generator | None,
                    settings: GeneratorSettings) -> Answer:
     citations = [Citation(n=s.n, chunk_id="", doc_id="", source=s.label, page=None, score=1.0) for s in exact.sources]
     answer = Answer(question=question, answer=exact.text, citations=citations, abstained=False, generator=TEMPLATE,

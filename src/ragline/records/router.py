@@ -7,7 +7,7 @@ Questions about a bank's terms ("How much is the overdraft fee?") are money
 questions too, but not about the asker's transactions: they go to retrieval unless
 the asker plainly talks about their own spending ("How much did I pay in fees?").
 
-Rules, not a model: each decision names the rule that made it (``Route.reason``),
+Rules, not a model: each decision names the rule that made it (``MoneyRoute.reason``),
 and ``bench/router_accuracy.py`` measures them on a labelled set.
 """
 
@@ -72,7 +72,7 @@ _PHRASE = _rx(r"\b(?:on|at|for|with|pay|paid|to)\s+([a-z0-9&'.\- ]+)")
 
 
 @dataclass(frozen=True)
-class Route:
+class MoneyRoute:
     """Where a question goes and why; for the records, what it asks for."""
 
     target: str  # "records" or "retrieval"
@@ -111,13 +111,13 @@ def classify(question: str) -> tuple[str | None, str]:
 
 
 def route(question: str, *, categories: Iterable[str] = (), merchants: Iterable[str] = (),
-          today: date | None = None) -> Route:
+          today: date | None = None) -> MoneyRoute:
     """The route for ``question``; ``categories`` and ``merchants`` are the asker's own
     (so "groceries" or "Tesco" in the question become filters), ``today`` anchors
     relative periods."""
     intent, reason = classify(question)
     if intent is None:
-        return Route("retrieval", reason)
+        return MoneyRoute("retrieval", reason)
     today = today or date.today()
     q = " ".join(question.split())
     category = _known(q, categories)
@@ -128,7 +128,7 @@ def route(question: str, *, categories: Iterable[str] = (), merchants: Iterable[
         if masked_intent is not None:
             intent, reason = masked_intent, masked_reason
     text = None if category or merchant or intent in ("top_categories", "top_merchants", "recurring") else _phrase(q)
-    return Route("records", reason, intent=intent, period=parse_period(q, today), category=category,
+    return MoneyRoute("records", reason, intent=intent, period=parse_period(q, today), category=category,
                  merchant=merchant, text=text, limit=_limit(q), months=tuple(months_named(q, today)),
                  this_month=bool(re.search(r"\bthis month\b|\b(than|to|with) last month\b", q, re.IGNORECASE)))
 

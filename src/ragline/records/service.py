@@ -1,35 +1,50 @@
-"""What the Engine exposes about transactions (``Engine.transactions``): import
-(files, bank APIs), list and filter, keep their searchable text up to date, and
-the exact-answer route of ``ask``.
+"""Transactions (``Engine.transactions``): import (files, bank APIs), list and
+filter, keep their searchable text up to date, and answer money questions exactly
+(``records.route.RecordsRoute`` puts that in front of the documents).
 
-Transactions are per (tenant, owner); their text lives in the collection
-``settings.records.collection``, each document private to its owner.
+Transactions are per (tenant, owner), kept by the store's records role; their text
+lives in the collection ``settings.records.collection``, each document private to
+its owner, written through the ingest side the engine hands in (``TextIndex``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
-from ..models import Scope, document_id
+from ..models import Document, Scope, document_id
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
 from .model import Aggregate, Transaction, TransactionQuery, WriteReport
 from .phrasing import records_answer
-from .router import Route, classify, route
+from .router import MoneyRoute, classify, route
 
 if TYPE_CHECKING:
-    from ..answer import Answer, AnswerStream, Generator
-    from ..engine import Engine
-    from ..ingest.pipeline import IngestSummary
+    from ..answer import Answer, Generator
+    from ..settings import Settings
+    from ..store.base import Records
 
-Event = dict[str, Any]
+
+class Written(Protocol):
+    """What writing documents reports (``ingest.pipeline.IngestSummary``)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class TextIndex(Protocol):
+    """The ingest side the transactions' monthly documents are written through (the engine)."""
+
+    def ensure_tenant(self, tenant: str) -> bool: ...
+
+    def add_documents(self, documents: list[Document], scope: Scope) -> Written: ...
+
+    def delete(self, scope: Scope, doc_ids: list[str]) -> int: ...
 
 
 @dataclass
@@ -56,16 +71,18 @@ class ImportReport:
 
 
 class Transactions:
-    """One engine's transactions: every method takes a scope whose owner is the user."""
+    """One store's transactions: every method takes a scope whose owner is the user."""
 
-    def __init__(self, engine: Engine, today: date | None = None) -> None:
-        self.engine = engine
+    def __init__(self, records: Records, text: TextIndex, settings: Settings, today: date | None = None) -> None:
+        self.records = records  # the store's records role
+        self.text = text
+        self.settings = settings
         self.today = today  # None: the real date (tests fix it)
 
     def _text_scope(self, scope: Scope) -> Scope:
         if scope.owner is None:
             raise ConfigError("transactions belong to an owner: name one (--owner / owner)")
-        return Scope(scope.tenant, (self.engine.settings.records.collection,), scope.owner)
+        return Scope(scope.tenant, (self.settings.records.collection,), scope.owner)
 
     # -- import -----------------------------------------------------------------------
     def import_file(self, path: Path | str, scope: Scope, *, format: str | None = None,
@@ -92,8 +109,8 @@ class Transactions:
         refresh the searchable text of the months they touched."""
         text_scope = self._text_scope(scope)
         items = list(transactions)
-        self.engine.ensure_tenant(scope.tenant)
-        written: WriteReport = self.engine.store.records.put_transactions(scope, items)
+        self.text.ensure_tenant(scope.tenant)
+        written: WriteReport = self.records.put_transactions(scope, items)
         summary = self.refresh(text_scope, written.months)
         return ImportReport(source=source, format=format, read=len(items), added=written.added,
                             updated=written.updated, unchanged=written.unchanged, months=sorted(written.months),
@@ -107,9 +124,9 @@ class Transactions:
         from .truelayer import TokenStore, TrueLayerClient, fetch
 
         self._text_scope(scope)
-        settings = self.engine.settings.records.truelayer
+        settings = self.settings.records.truelayer
         assert scope.owner is not None
-        client = TrueLayerClient(settings, TokenStore(self.engine.settings.home, scope.tenant, scope.owner))
+        client = TrueLayerClient(settings, TokenStore(self.settings.home, scope.tenant, scope.owner))
         try:
             if code:
                 if not redirect_uri:
@@ -126,14 +143,14 @@ class Transactions:
 
     def delete(self, scope: Scope, transaction_ids: list[str] | None = None) -> int:
         """Delete the owner's transactions (these ids, or all) and refresh their months' text."""
-        written = self.engine.store.records.delete_transactions(scope, transaction_ids)
+        written = self.records.delete_transactions(scope, transaction_ids)
         self.refresh(self._text_scope(scope), written.months)
         return written.deleted
 
-    def refresh(self, scope: Scope, months: Iterable[str]) -> IngestSummary | None:
+    def refresh(self, scope: Scope, months: Iterable[str]) -> Written | None:
         """Rebuild the statement and summary documents of ``months`` from the store;
         a month left with no transactions loses its documents."""
-        records = self.engine.store.records
+        records = self.records
         documents, gone = [], []
         for month in sorted(set(months)):
             rows = records.find_transactions(scope, month_query(month))
@@ -147,32 +164,32 @@ class Transactions:
                                             (None, "flow"))]
             documents.append(summary_document(month, *aggregates))
         if gone:
-            self.engine.delete(scope, gone)
-        return self.engine.add_documents(documents, scope) if documents else None
+            self.text.delete(scope, gone)
+        return self.text.add_documents(documents, scope) if documents else None
 
     # -- read -----------------------------------------------------------------------------
     def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:
         self._text_scope(scope)
-        return self.engine.store.records.find_transactions(scope, query or TransactionQuery())
+        return self.records.find_transactions(scope, query or TransactionQuery())
 
     def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
         """Count and exact sum per group (``model.GROUPS``) and currency."""
         self._text_scope(scope)
-        return self.engine.store.records.aggregate_transactions(scope, query, by)
+        return self.records.aggregate_transactions(scope, query, by)
 
     # -- the exact-answer route -----------------------------------------------------------
-    def route(self, question: str, scope: Scope) -> Route:
+    def route(self, question: str, scope: Scope) -> MoneyRoute:
         """Where ``question`` goes for this scope: the records when it is a money
         question and the scope has an owner with transactions; retrieval otherwise."""
         intent, reason = classify(question)
         if intent is None:
-            return Route("retrieval", reason)
+            return MoneyRoute("retrieval", reason)
         if scope.owner is None:
-            return Route("retrieval", f"{reason}; but no owner is named, and transactions belong to one")
-        records = self.engine.store.records
+            return MoneyRoute("retrieval", f"{reason}; but no owner is named, and transactions belong to one")
+        records = self.records
         everything = TransactionQuery()
         if not records.aggregate_transactions(scope, everything, "currency"):
-            return Route("retrieval", f"{reason}; but {scope.owner!r} has no transactions")
+            return MoneyRoute("retrieval", f"{reason}; but {scope.owner!r} has no transactions")
         categories = [a.key for a in records.aggregate_transactions(scope, everything, "category") if a.key]
         merchants = [a.key for a in records.aggregate_transactions(scope, everything, "merchant") if a.key]
         return route(question, categories=categories, merchants=merchants, today=self._today())
@@ -180,31 +197,11 @@ class Transactions:
     def _today(self) -> date:
         return self.today or date.today()
 
-    def answer(self, question: str, scope: Scope, routed: Route, generator: Generator | None = None) -> Answer:
+    def answer(self, question: str, scope: Scope, routed: MoneyRoute, generator: Generator | None = None) -> Answer:
         """The exact answer to a routed money question; phrased by ``generator`` from the
         computed figures only when it is an LLM (the template otherwise, or when it fails)."""
         started = time.perf_counter()
-        exact = ExactAnswerer(self.engine.store.records, scope, self._today()).answer(routed)
-        answer = records_answer(question, exact, routed, generator, self.engine.settings.generator)
+        exact = ExactAnswerer(self.records, scope, self._today()).answer(routed)
+        answer = records_answer(question, exact, routed, generator, self.settings.generator)
         answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
         return answer
-
-    def routed_events(self, question: str, scope: Scope, generator: Generator, holder: AnswerStream,
-                      retrieval: Iterator[Event]) -> Iterator[Event]:
-        """``ask``'s events with the route taken: the exact answer for a money question
-        (``retrieval`` is then never started), else the retrieval events with the
-        route and its reason added to the answer."""
-        routed = self.route(question, scope)
-        if routed.target == "records":
-            answer = self.answer(question, scope, routed, generator)
-            holder.answer = answer
-            yield {"type": "delta", "text": answer.answer}
-            yield {"type": "done", "answer": answer.to_dict()}
-            return
-        for event in retrieval:
-            if event.get("type") == "done":
-                if holder.answer is not None:
-                    holder.answer.route = routed.to_dict()
-                if isinstance(event.get("answer"), dict):
-                    event["answer"]["route"] = routed.to_dict()
-            yield event
