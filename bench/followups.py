@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragline.conversations.turn import AnswerTurn
+from ragline.answer.turn import AnswerTurn
 from ragline.engine import Engine
 from ragline.models import Scope
 from ragline.retrieve.search import Searcher

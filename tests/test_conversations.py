@@ -391,7 +391,7 @@ def test_follow_up_recall_over_the_written_conversations(bank: Engine) -> None:
     its citations)."""
     import sys
 
-    from ragline.conversations.turn import AnswerTurn
+    from ragline.answer.turn import AnswerTurn
     from ragline.retrieve.search import Searcher
 
     from .conftest import ROOT

@@ -141,7 +141,7 @@ def test_revoked_key_stops_working_mid_session(live: LiveServer, tmp_path: Path)
 def test_without_the_mcp_extra_the_rest_still_works(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The SDK is an extra: without it the server serves everything but /v1/mcp, and
     ``ragline mcp`` names the extra to install."""
-    for name in [m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "ragline.mcp_server"))]:
+    for name in [m for m in sys.modules if m == "mcp" or m.startswith(("mcp.", "ragline.server.mcp"))]:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "mcp", None)  # as if not installed
     settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),

@@ -39,7 +39,7 @@ def test_the_built_wheel_installs_and_answers_in_a_clean_venv(tmp_path: Path) ->
     with tarfile.open(sdist) as archive:
         in_sdist = {n.removeprefix(prefix) for n in archive.getnames() if n.startswith(prefix)}
     assert {"ragline/web/static/index.html", "ragline/sample/overdraft-policy.md", "ragline/client/client.py",
-            "ragline/mcp_server/server.py"} <= in_wheel <= in_sdist
+            "ragline/server/mcp/server.py"} <= in_wheel <= in_sdist
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv], env)

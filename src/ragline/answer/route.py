@@ -6,7 +6,8 @@ its routes in order and streams the first taker's answer. The documents route
 (``Answerer``: search, context, generate, grounding) takes whatever the others
 decline, so it comes last. The engine registers the routes (``Engine.router``);
 adding a way to answer is one class with ``name``, ``decide`` and ``answer``, and
-one entry in that list::
+one registration (``engine.router.register(GreetingRoute())``, or an entry in
+``Engine.router``'s list)::
 
     class GreetingRoute:
         name = "greeting"
@@ -39,7 +40,7 @@ from .generators import Generator
 from .types import Answer, AnswerEvents, AnswerStream, Event
 
 if TYPE_CHECKING:
-    from ..conversations.turn import AnswerTurn
+    from .turn import AnswerTurn
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,11 @@ class Router:
         self.routes = list(routes)
         self.choose = choose  # a generator by name (the operator's allowed ones), or the caller's own object
         self.on_answer = on_answer  # told of every finished answer, whichever route made it (usage metering)
+
+    def register(self, route: Route) -> None:
+        """Ask ``route`` after the routes already registered and before the last
+        one (the documents route, which takes every question)."""
+        self.routes.insert(len(self.routes) - 1, route)
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
         return self.choose(generator)

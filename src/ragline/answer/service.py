@@ -45,7 +45,7 @@ from .tokens import TokenCounter
 from .types import Answer, AnswerEvents, AnswerStream, Citation, Event
 
 if TYPE_CHECKING:
-    from ..conversations.turn import AnswerTurn
+    from .turn import AnswerTurn
 
 log = logging.getLogger(__name__)
 

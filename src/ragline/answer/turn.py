@@ -1,5 +1,5 @@
 """``AnswerTurn``: what a conversation changes in one answer, handed to the
-``Answerer`` (``answer/service.py``) as ``turn=``. The answer pipeline stays the same;
+``Answerer`` (``answer/service.py``) as ``turn=`` by ``ragline.conversations``. The answer pipeline stays the same;
 the turn decides what is searched (the rewritten follow-up, fused with the
 passages of the documents cited before), the per-request bounds of the context,
 what the prompt adds (the recent turns and the user's relevant past messages), and
@@ -16,9 +16,10 @@ from typing import Any
 from ..errors import GeneratorError
 from ..models import Hit, Scope
 from ..retrieve.search import SearchResult
-from .followup import CARRY_WEIGHT
 
 log = logging.getLogger(__name__)
+
+CARRY_WEIGHT = 1.0  # weight of the carried-sources list in the fused ranking (conversations.followup)
 
 RRF_K = 60
 GENERAL_NOTE = "Not from your documents: nothing relevant was found there, so this is a general answer."

@@ -19,7 +19,7 @@ def mcp(
     """Serve ragline's tools (search, ask with citations, collections, documents, passages)
     and document resources over the Model Context Protocol on stdin/stdout."""
     try:
-        from ..mcp_server import run_stdio
+        from ..server.mcp import run_stdio
     except ImportError as exc:
         err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline\\[mcp]'")
         raise typer.Exit(2) from exc

@@ -14,7 +14,7 @@ Two ways to rewrite, and one way to stay on the same documents:
   nothing usable, the carry rewrite is used and the report says why.
 - **Carried sources**: the documents cited in the previous answer are searched
   again with the rewritten query, and their passages are fused into the ranking
-  (reciprocal rank, weight ``CARRY_WEIGHT``), so a follow-up stays on them unless
+  (reciprocal rank, weight ``answer.turn.CARRY_WEIGHT``), so a follow-up stays on them unless
   a better passage elsewhere outranks them.
 
 Measured on 55 multi-turn conversations (``bench/followups.py``; figures in
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 
 MAX_CARRIED_TERMS = 8
 CARRY_TURNS = 2  # previous user turns whose terms may be carried
-CARRY_WEIGHT = 1.0  # weight of the carried-sources list in the fused ranking
 SHORT_QUESTION = 3  # a question with fewer content words than this leans on the conversation
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)

@@ -34,7 +34,7 @@ from .followup import FollowupPlan, Turn, llm_rewriter, plan
 from .gate import GateDecision, should_retrieve
 from .memory import MemorySearch, MessageEmbedder, RAGContext
 from .options import POLICIES, AnswerOptions, RAGOptions, validated
-from .turn import AnswerTurn
+from ..answer.turn import AnswerTurn
 
 if TYPE_CHECKING:
     from ..answer import Answer, Router
@@ -282,7 +282,7 @@ class Conversations:
         """A reply with no retrieval: small talk (the gate), or retrieval off by request."""
         from ..answer.context import RAGContext as DocContext
         from ..answer.types import Answer
-        from .turn import GENERAL_SYSTEM
+        from ..answer.turn import GENERAL_SYSTEM
 
         answer = Answer(question=question, answer="", citations=[], abstained=not small_talk, generator="none",
                         context=DocContext(enabled=False))

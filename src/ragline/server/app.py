@@ -99,7 +99,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
 def _mount_mcp(app: FastAPI, engine: Engine, settings: Settings) -> Any:
     """``/v1/mcp`` (MCP over streamable HTTP) when the ``mcp`` extra is installed, else None."""
     try:
-        from ..mcp_server import mount_http
+        from .mcp import mount_http
     except ImportError:
         return None
     return mount_http(app, engine, settings.server.host)
@@ -109,7 +109,7 @@ def _mcp_lifespan(app: FastAPI) -> Any:
     """The MCP session manager's task group while the app runs (nothing without MCP)."""
     if app.state.mcp is None:
         return nullcontext()
-    from ..mcp_server import http_lifespan
+    from .mcp import http_lifespan
 
     return http_lifespan(app.state.mcp)
 

@@ -1,6 +1,8 @@
 """ragline as a Model Context Protocol server (``pip install 'ragline[mcp]'``):
 ``ragline mcp`` over stdio, and ``/v1/mcp`` (streamable HTTP) in ``ragline serve``.
-Named ``mcp_server`` so it never shadows the ``mcp`` SDK it is built on."""
+It lives in the server because it is mounted by it and shares its key
+authentication, error mapping and owner binding; its absolute ``mcp`` imports
+name the SDK, never this package."""
 
 from __future__ import annotations
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine import Engine
-from ..errors import NotFoundError
-from ..models import Hit, Scope
-from ..server.deps import bound_owner
-from ..store.types import ApiKeyInfo
+from ...engine import Engine
+from ...errors import NotFoundError
+from ...models import Hit, Scope
+from ...store.types import ApiKeyInfo
+from ..deps import bound_owner
 
 URI_SCHEME = "ragline"
 

@@ -15,10 +15,10 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from ..engine import Engine
-from ..server.auth import authenticate
-from ..server.errors import ApiError
-from ..store.types import ApiKeyInfo
+from ...engine import Engine
+from ...store.types import ApiKeyInfo
+from ..auth import authenticate
+from ..errors import ApiError
 from .server import Caller, build_server
 
 HTTP_PATH = "/v1/mcp"
