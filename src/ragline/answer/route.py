@@ -68,7 +68,7 @@ class Decision:
     found deciding (handed back to its ``answer``)."""
 
     taken: bool
-    reason: str
+    reason: str  # "" for a route that takes every question (the documents)
     plan: Any = None
 
 
@@ -134,8 +134,9 @@ class Router:
         route, decision, declined = self._decide(asked)
         answer = yield from route.answer(asked, decision, generator)
         if answer.route is None and len(self.routes) > 1:
-            # The route taken, and why: the reasons the routes before it declined the question.
-            answer.route = {"name": route.name, "reason": "; ".join(declined) or decision.reason}
+            # The route taken, and why: its own reason, or (the last route's, which takes every
+            # question and has none) the reasons the routes before it declined the question.
+            answer.route = {"name": route.name, "reason": decision.reason or "; ".join(declined)}
         stream.answer = answer
         if self.on_answer is not None:
             try:
