@@ -29,6 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from ragline.analyzer import query_terms
 from ragline.eval.backends import (
     clustered_vectors,
     corpus_sentences,
@@ -38,7 +39,6 @@ from ragline.eval.backends import (
     synthetic_texts,
 )
 from ragline.models import Scope, stable_id
-from ragline.retrieve.analyzer import query_terms
 from ragline.retrieve.fusion import weighted_fusion
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ragline.analyzer import query_terms
 from ragline.eval.runner import EvalRunner
-from ragline.retrieve.analyzer import query_terms
 from ragline.retrieve.feedback import dense_feedback, keyword_feedback
 from ragline.retrieve.fusion import fuse
 from ragline.retrieve.search import keyword_language

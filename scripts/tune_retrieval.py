@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import Stemmer  # noqa: E402
 
+from ragline import analyzer as ragline_analyzer  # noqa: E402
 from ragline.embed import make_embedder  # noqa: E402
 from ragline.embed.base import EmbeddingCache  # noqa: E402
 from ragline.eval.beir import load_dataset  # noqa: E402
@@ -42,7 +43,6 @@ from ragline.eval.metrics import evaluate  # noqa: E402
 from ragline.ingest.chunkers import make_chunker  # noqa: E402
 from ragline.ingest.loaders.structured import JsonLinesLoader  # noqa: E402
 from ragline.models import content_hash  # noqa: E402
-from ragline.retrieve import analyzer as ragline_analyzer  # noqa: E402
 from ragline.retrieve.fusion import reciprocal_rank_fusion, weighted_fusion  # noqa: E402
 from ragline.settings import ChunkingSettings, Settings  # noqa: E402
 

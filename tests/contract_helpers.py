@@ -10,8 +10,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from ragline.analyzer import analyze
 from ragline.models import Scope, content_hash, stable_id
-from ragline.retrieve.analyzer import analyze
 from ragline.store import Store
 from ragline.store.types import (
     ChunkRecord,

@@ -16,11 +16,11 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
+from ragline.analyzer import query_terms
 from ragline.embed.hashing import HashingEmbedder
 from ragline.engine import Engine
 from ragline.errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
 from ragline.models import Scope, content_hash
-from ragline.retrieve.analyzer import query_terms
 from ragline.settings import EmbedderSettings, Settings
 from ragline.store import Store
 from ragline.store.types import (

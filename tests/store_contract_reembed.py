@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragline.analyzer import query_terms
 from ragline.embed.base import CountingEmbedder, EmbeddingCache
 from ragline.embed.hashing import HashingEmbedder
 from ragline.errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError
 from ragline.models import Scope
 from ragline.reembed import Reembedder
-from ragline.retrieve.analyzer import query_terms
 from ragline.store import Store
 
 from .contract_helpers import DIM, MODEL, A, _Base, collection, put, unit

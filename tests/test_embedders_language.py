@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from ragline.analyzer import analyze, detect_language, query_terms
 from ragline.engine import Engine
 from ragline.errors import ConfigError
 from ragline.models import Block, Document, Scope
-from ragline.retrieve.analyzer import analyze, detect_language, query_terms
 from ragline.settings import EmbedderSettings, SearchSettings, Settings
 
 ES, EN = Scope("acme", ("es",)), Scope("acme", ("en",))

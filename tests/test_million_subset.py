@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragline.analyzer import query_terms
 from ragline.eval.backends import (
     clustered_vectors,
     corpus_sentences,
@@ -20,7 +21,6 @@ from ragline.eval.backends import (
     synthetic_texts,
 )
 from ragline.models import Scope, stable_id
-from ragline.retrieve.analyzer import query_terms
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 

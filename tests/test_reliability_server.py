@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from ragline.retrieve.analyzer import MAX_QUERY_TERMS, analyze, query_terms
+from ragline.analyzer import MAX_QUERY_TERMS, analyze, query_terms
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
 from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ragline.analyzer import analyze
 from ragline.eval.backends import clustered_vectors, dense_recall
 from ragline.models import Scope, content_hash, stable_id
-from ragline.retrieve.analyzer import analyze
 from ragline.settings import Settings, StoreSettings
 from ragline.store import Store, open_store, sqlite_search
 from ragline.store.ann import side_dir

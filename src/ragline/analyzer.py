@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import Stemmer
 
-from ..errors import ConfigError
+from .errors import ConfigError
 
 # Bump whenever analyze() changes: indexes built with another version must be rebuilt.
 ANALYZER_VERSION = "1"

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import tracing
+from .analyzer import DEFAULT_LANGUAGE, detect_language
 from .embed import make_embedder
 from .embed.base import DelegatingEmbedder, Embedder, EmbeddingCache
 from .embed.cache import QueryCache
@@ -22,7 +23,6 @@ from .embed.registry import max_tokens as embedder_max_tokens
 from .engine_admin import EngineAdmin
 from .errors import RaglineError
 from .models import Document, Scope
-from .retrieve.analyzer import DEFAULT_LANGUAGE, detect_language
 from .retrieve.rerank import Reranker, make_reranker
 from .retrieve.search import Searcher, SearchResult
 from .settings import ChunkingSettings, Settings

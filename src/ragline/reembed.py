@@ -27,11 +27,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .analyzer import analyze
 from .embed import check_vectors
 from .embed.base import Embedder, EmbeddingCache
 from .errors import StoreError
 from .models import Scope, index_text
-from .retrieve.analyzer import analyze
 from .store import Store
 from .store.types import CollectionRef, StoredDocument
 

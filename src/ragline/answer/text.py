@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..retrieve.analyzer import analyze
+from ..analyzer import analyze
 
 # [1], [2, 3], [1][2], [1-3]; not [a] or [2020] (years are not source numbers: n ≤ 99).
 _CITE = re.compile(r"\[(\d{1,2}(?:\s*[-,–]\s*\d{1,2})*)\]")

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..retrieve.analyzer import STOPWORDS, query_terms
+from ..analyzer import STOPWORDS, query_terms
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..retrieve.analyzer import STOPWORDS
+from ..analyzer import STOPWORDS
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..answer.turn import AnswerTurn
 from ..errors import ConfigError, NotFoundError, RaglineError
 from ..models import Scope
 from ..store.conversations import TITLE_MAX_CHARS, ConversationInfo, MessageInfo, NewMessage
@@ -34,7 +35,6 @@ from .followup import FollowupPlan, Turn, llm_rewriter, plan
 from .gate import GateDecision, should_retrieve
 from .memory import MemorySearch, MessageEmbedder, RAGContext
 from .options import POLICIES, AnswerOptions, RAGOptions, validated
-from ..answer.turn import AnswerTurn
 
 if TYPE_CHECKING:
     from ..answer import Answer, Router
@@ -281,8 +281,8 @@ class Conversations:
                          *, small_talk: bool) -> Iterator[dict[str, Any]]:
         """A reply with no retrieval: small talk (the gate), or retrieval off by request."""
         from ..answer.context import RAGContext as DocContext
-        from ..answer.types import Answer
         from ..answer.turn import GENERAL_SYSTEM
+        from ..answer.types import Answer
 
         answer = Answer(question=question, answer="", citations=[], abstained=not small_talk, generator="none",
                         context=DocContext(enabled=False))

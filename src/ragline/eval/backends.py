@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..analyzer import analyze, query_terms
 from ..embed.base import Embedder
 from ..engine import Engine
 from ..models import Scope, content_hash, stable_id
-from ..retrieve.analyzer import analyze, query_terms
 from ..retrieve.fusion import weighted_fusion
 from ..retrieve.search import MODES
 from ..settings import Settings

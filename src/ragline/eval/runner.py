@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from ..analyzer import ANALYZER_VERSION
 from ..engine import Engine
 from ..errors import ConfigError
 from ..ingest.pipeline import IngestSummary, Progress, cache_model_key
 from ..models import Hit, Scope
-from ..retrieve.analyzer import ANALYZER_VERSION
 from ..retrieve.search import MODES
 from ..settings import Settings
 from ..store import open_store

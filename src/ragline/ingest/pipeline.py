@@ -29,12 +29,12 @@ from typing import Any
 
 import numpy as np
 
+from ..analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
 from ..embed import check_vectors
 from ..embed.base import Embedder, EmbeddingCache
 from ..embed.quantize import QUANT_VERSION
 from ..errors import EmbedderError, LoaderError
 from ..models import Document, Scope, content_hash, document_id, index_text, stable_id
-from ..retrieve.analyzer import ANALYZER_VERSION, DEFAULT_LANGUAGE, analyze
 from ..settings import LimitSettings
 from ..store import Store
 from ..store.types import ChunkRecord, DocumentInfo, DocumentRecord

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .analyzer import analyze
+from ..analyzer import analyze
 
 FEEDBACK_KINDS = ("none", "keyword", "dense", "both")
 Ranked = Sequence[tuple[str, float]]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..analyzer import DEFAULT_LANGUAGE, query_terms
 from ..embed import check_vectors
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmbedderError, ModelMismatchError
@@ -21,7 +22,6 @@ from ..store import Store
 from ..store.facade import ScopedSearch
 from ..store.filters import Filters
 from ..tracing import span, traced
-from .analyzer import DEFAULT_LANGUAGE, query_terms
 from .feedback import dense_feedback, keyword_feedback
 from .fusion import fuse
 from .rerank import Reranker

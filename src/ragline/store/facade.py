@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from ..analyzer import check_language
 from ..models import Hit, Scope
-from ..retrieve.analyzer import check_language
 from ..usage.model import MatchStat, UsageRecord
 from .base import Admin, Catalog, MatchCounts, Records, Scored, SearchIndex, Usage, VectorLookup
 from .conversations import ConversationStore

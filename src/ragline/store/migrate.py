@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from ..analyzer import analyze
 from ..models import Scope, index_text
 from ..records.model import TransactionQuery
-from ..retrieve.analyzer import analyze
 from .facade import Store
 
 

@@ -78,7 +78,7 @@ class CollectionInfo:
 @dataclass
 class ChunkRecord:
     """A chunk ready to store: its id, text, position, and the analyzed terms the
-    keyword index holds (space-separated, produced by ``retrieve.analyzer``)."""
+    keyword index holds (space-separated, produced by ``ragline.analyzer``)."""
 
     id: str
     position: int
