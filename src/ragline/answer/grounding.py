@@ -23,7 +23,7 @@ from ..errors import EmbedderError
 from .context import RAGContext
 from .prompt import is_no_answer
 from .text import AnswerSentence, answer_sentences, content_terms, split_sentences, strip_citations, term_overlap
-from .types import Grounding, SentenceCheck
+from .types import Grounding, SentenceCheck, SentenceStatus
 
 # Measured on SciFact train with MiniLM (docs/answers.md): claims against their own
 # abstract are supported 95% of the time, against an unrelated abstract 3%. A
@@ -90,6 +90,7 @@ class GroundingChecker:
         else:
             lexical = max((s.lexical for s in row), default=0.0)
             semantic = max((s.semantic for s in row), default=0.0)
+        status: SentenceStatus
         if not sentence.cited:
             status = "uncited"
         elif any(n in supporting for n in valid):

@@ -20,6 +20,7 @@ The answer object is ``Answer.to_dict()`` plus ``conversation_id``, ``message_id
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import time
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..answer.turn import AnswerTurn
+from ..answer.types import Answer, AnswerEvents
 from ..errors import ConfigError, NotFoundError, RaglineError
 from ..models import Scope
 from ..store.conversations import TITLE_MAX_CHARS, ConversationInfo, MessageInfo, NewMessage
@@ -37,7 +39,7 @@ from .memory import MemorySearch, MessageEmbedder, RAGContext
 from .options import POLICIES, AnswerOptions, RAGOptions, validated
 
 if TYPE_CHECKING:
-    from ..answer import Answer, Router
+    from ..answer import Router
     from ..answer.tokens import TokenCounter
     from ..embed.base import Embedder
     from ..store import Store
@@ -154,7 +156,7 @@ class Conversations:
         return found
 
     def messages(self, tenant: str, owner: str | None, conversation_id: str, *,
-                 last: int | None = None) -> list[MessageInfo]:
+                 last: int | None = None) -> builtins.list[MessageInfo]:
         self.get(tenant, owner, conversation_id)
         return self.store.list_messages(tenant, owner, conversation_id, last=last)
 
@@ -210,7 +212,7 @@ class Conversations:
         return holder
 
     def _history(self, scope: Scope, conversation: ConversationInfo | None,
-                 given: list[tuple[str, str]]) -> tuple[list[Turn], list[MessageInfo]]:
+                 given: builtins.list[tuple[str, str]]) -> tuple[builtins.list[Turn], builtins.list[MessageInfo]]:
         stored = (self.store.list_messages(scope.tenant, scope.owner, conversation.id, last=HISTORY_TURNS)
                   if conversation else [])
         if stored:
@@ -223,7 +225,7 @@ class Conversations:
         return [Turn(role=r, content=t, retrieved=r != "user" or should_retrieve(t).retrieve)
                 for r, t in given[-HISTORY_TURNS:] if r in ("user", "assistant")], []
 
-    def _run(self, question: str, scope: Scope, conversation: ConversationInfo | None, given: list[tuple[str, str]],
+    def _run(self, question: str, scope: Scope, conversation: ConversationInfo | None, given: builtins.list[tuple[str, str]],
              generator: Any, mode: str | None, filters: dict[str, Any] | None, rag: RAGOptions, opts: AnswerOptions,
              create: bool, details: bool, holder: TurnStream) -> Iterator[dict[str, Any]]:
         from ..answer.generators.extractive import ExtractiveGenerator
@@ -254,8 +256,8 @@ class Conversations:
             for event in inner:
                 if event.get("type") != "done":
                     yield event
+            assert inner.answer is not None  # the router's done event has passed
             answer = inner.answer
-        assert answer is not None
         data = answer.to_dict(details=details)
         _enrich_citations(data, answer)
         data.update(query=followup.to_dict(), gate=gate.to_dict(), rag_context=memory.to_dict(), policy=policy,
@@ -277,12 +279,11 @@ class Conversations:
             log.info("answer policy unavailable (abstain): %s", exc)
             return "abstain"
 
-    def _without_sources(self, question: str, turns: list[Turn], generator: Any, is_llm: bool,
-                         *, small_talk: bool) -> Iterator[dict[str, Any]]:
+    def _without_sources(self, question: str, turns: builtins.list[Turn], generator: Any, is_llm: bool,
+                         *, small_talk: bool) -> AnswerEvents:
         """A reply with no retrieval: small talk (the gate), or retrieval off by request."""
         from ..answer.context import RAGContext as DocContext
         from ..answer.turn import GENERAL_SYSTEM
-        from ..answer.types import Answer
 
         answer = Answer(question=question, answer="", citations=[], abstained=not small_talk, generator="none",
                         context=DocContext(enabled=False))

@@ -116,12 +116,13 @@ class ExactAnswerer:
         groups = [a for a in self.records.aggregate_transactions(self.scope, query, by) if a.total < 0]
         limit = route.limit or TOP_DEFAULT
         noun = "category" if by == "category" else "merchant"
-        rows, clauses = [], []
+        rows: list[list[Any]] = []
+        clauses: list[str] = []
         for currency, ranked in _by_currency(groups):
             overall = -sum((a.total for a in ranked), Decimal(0))
             for i, group in enumerate(ranked[:limit]):
                 name = group.key or ("Uncategorised" if by == "category" else "(no merchant)")
-                where = replace(query, currency=currency, **{by: group.key} if group.key else {})
+                where = _narrowed(replace(query, currency=currency), by, group.key)
                 n = self._cite(f"spending {'on' if by == 'category' else 'at'} {name}{self._when(route)}, {currency}",
                                where, group.count, -group.total, currency, self._sample(where) if group.key else [],
                                row=len(rows))
@@ -148,7 +149,8 @@ class ExactAnswerer:
     def _total_spend(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         query = replace(base, flows=SPENDING)
         flows = self.records.aggregate_transactions(self.scope, query, "flow")
-        rows, clauses = [], []
+        rows: list[list[Any]] = []
+        clauses: list[str] = []
         for currency, groups in _by_currency(flows):
             by_flow = {a.key: a for a in groups}
             spent = -sum((a.total for a in groups), Decimal(0))
@@ -169,7 +171,8 @@ class ExactAnswerer:
         limit = route.limit or TOP_DEFAULT
         currencies = [c for c, _ in _by_currency(self.records.aggregate_transactions(
             self.scope, replace(base, flows=("spend",)), "currency"))]
-        rows, clauses = [], []
+        rows: list[list[Any]] = []
+        clauses: list[str] = []
         for currency in currencies:
             top = self.records.find_transactions(self.scope, replace(base, flows=("spend",), currency=currency,
                                                                     order="amount", limit=limit))
@@ -198,7 +201,8 @@ class ExactAnswerer:
         query = replace(base, flows=SPENDING)
         per_month = self.records.aggregate_transactions(self.scope, query, "month")
         wanted = [f"{y:04d}-{m:02d}" for y, m in months] if len(months) >= 2 else None
-        rows, clauses = [], []
+        rows: list[list[Any]] = []
+        clauses: list[str] = []
         for currency, groups in _by_currency(per_month, by_total=False):
             series = wanted or [m for m in _months_between(base.start, base.end, groups)
                                 if m < f"{self.today:%Y-%m}"]  # a month still going on is not compared
@@ -236,7 +240,8 @@ class ExactAnswerer:
             base = replace(base, start=date(self.today.year - 1, self.today.month, 1), end=self.today)
         payments = self.records.find_transactions(self.scope, replace(base, flows=("spend",)))
         found = recurring_payments(payments)
-        rows, named = [], []
+        rows: list[list[Any]] = []
+        named: list[tuple[str, Decimal, str]] = []
         for payee, currency, items in found:
             amounts = [-t.amount for t in items]
             typical = Decimal(statistics.median(amounts))
@@ -250,7 +255,7 @@ class ExactAnswerer:
         if not named:
             return ExactAnswer(route.intent or "", f"I found no payments that repeat in at least "
                                f"{RECURRING_MIN_MONTHS} months{self._when(route)}.", [], [], self.sources)
-        per_currency = defaultdict(Decimal)
+        per_currency: defaultdict[str, Decimal] = defaultdict(Decimal)
         for currency, typical, _ in named:
             per_currency[currency] += typical
         totals = " and ".join(money(v, c) for c, v in sorted(per_currency.items()))
@@ -262,7 +267,8 @@ class ExactAnswerer:
 
     def _income_vs_spending(self, route: MoneyRoute, base: TransactionQuery) -> ExactAnswer:
         flows = self.records.aggregate_transactions(self.scope, replace(base, flows=None), "flow")
-        rows, clauses = [], []
+        rows: list[list[Any]] = []
+        clauses: list[str] = []
         for currency, groups in _by_currency(flows, by_total=False):
             by_flow = {a.key: a for a in groups}
             income = by_flow["income"].total if "income" in by_flow else Decimal(0)
@@ -360,3 +366,11 @@ def recurring_payments(payments: list[Transaction]) -> list[tuple[str, str, list
             found.append((names[group], group[1], sorted(items, key=lambda t: t.timestamp, reverse=True), median))
     found.sort(key=lambda f: (-f[3], f[0]))
     return [(name, currency, items) for name, currency, items, _ in found]
+
+
+def _narrowed(query: TransactionQuery, by: str, key: str | None) -> TransactionQuery:
+    """``query`` narrowed to one group of ``by`` (a category or a merchant); the group
+    without a name (``key`` None) adds no condition."""
+    if key is None:
+        return query
+    return replace(query, category=key) if by == "category" else replace(query, merchant=key)

@@ -156,7 +156,7 @@ class Transaction:
 
     def summary(self) -> str:
         """The one-line text that is embedded (seed 000's ``toTextSummary``)."""
-        shown = self.merchant_name and key(self.merchant_name) not in (key(self.description) or "")
+        shown = bool(self.merchant_name) and (key(self.merchant_name) or "") not in (key(self.description) or "")
         where = f" at {self.merchant_name}" if shown else ""
         parts = [f"Transaction: {self.description or '(no description)'}{where}",
                  f"Amount: {money(self.amount, self.currency).replace(',', '')}",

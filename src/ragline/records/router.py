@@ -154,7 +154,7 @@ def _known(q: str, names: Iterable[str]) -> str | None:
 def _phrase(q: str) -> str | None:
     """What follows "on", "at", "for"… up to a period word: a description to look for."""
     for m in _PHRASE.finditer(q.lower()):
-        kept = []
+        kept: list[str] = []
         for word in m[1].split():
             word = word.strip(".'")
             if word in _STOP or word in NUMBERS or word in MONTHS or word.isdigit():

@@ -9,6 +9,7 @@ its owner, written through the ingest side the engine hands in (``TextIndex``).
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -172,7 +173,7 @@ class Transactions:
         self._text_scope(scope)
         return self.records.find_transactions(scope, query or TransactionQuery())
 
-    def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
+    def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> builtins.list[Aggregate]:
         """Count and exact sum per group (``model.GROUPS``) and currency."""
         self._text_scope(scope)
         return self.records.aggregate_transactions(scope, query, by)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from decimal import Decimal
 from typing import Any
 
 from ...errors import ConfigError, LoaderError
@@ -137,8 +138,8 @@ def _transaction(row: list[str], cell: Any, decimal: str, order: str, currency: 
     if cell(row, "amount"):
         amount = parse_number(cell(row, "amount"), decimal)
     elif cell(row, "debit") or cell(row, "credit"):
-        out = abs(parse_number(cell(row, "debit"), decimal)) if cell(row, "debit") else 0
-        paid_in = abs(parse_number(cell(row, "credit"), decimal)) if cell(row, "credit") else 0
+        out = abs(parse_number(cell(row, "debit"), decimal)) if cell(row, "debit") else Decimal(0)
+        paid_in = abs(parse_number(cell(row, "credit"), decimal)) if cell(row, "credit") else Decimal(0)
         amount = paid_in - out
     else:
         raise ConfigError("no amount")

@@ -97,9 +97,9 @@ def parse_date(value: str, order: str) -> datetime:
             day, month_name, year = int(match[1]), match[2], int(match[3])
         else:
             month_name, day, year = match[4], int(match[5]), int(match[6])
-        month = _MONTHS.get(month_name.lower())
-        if month:
-            return _build(value, year, month, day, None)
+        named = _MONTHS.get(month_name.lower())
+        if named:
+            return _build(value, year, named, day, None)
     raise ConfigError(f"date {text[:40]!r} is not a date")
 
 

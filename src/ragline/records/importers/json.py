@@ -77,7 +77,8 @@ def _items(text: str, source: str) -> list[tuple[int, Any]]:
 
 def _array(text: str, start: int, source: str) -> list[tuple[int, Any]]:
     """The elements of the array at ``text[start] == "["``, each with its line."""
-    out, index = [], start + 1
+    out: list[tuple[int, Any]] = []
+    index = start + 1
     while True:
         while index < len(text) and text[index] in " \t\r\n,":
             index += 1
@@ -104,8 +105,9 @@ def from_mapping(item: dict[str, Any], options: ImportOptions, make_id: IdMaker)
         if _pick(item, required) is None:
             raise ConfigError(f"no {required}")
     known = {name for names in ALIASES.values() for name in names}
-    extra = item.get("extra") if isinstance(item.get("extra"), dict) else {}
-    extra = {**{k: v for k, v in item.items() if k not in known and k != "extra"}, **extra}
+    given = item.get("extra")
+    extra = {**{k: v for k, v in item.items() if k not in known and k != "extra"},
+             **(given if isinstance(given, dict) else {})}
     account = str(_pick(item, "account_id") or options.account_id or "default")
     amount = _pick(item, "amount")
     if isinstance(amount, dict):  # {"amount": {"value": "-1.20", "currency": "GBP"}}

@@ -29,6 +29,8 @@ def import_ofx(data: bytes, source: str, options: ImportOptions) -> ImportResult
     result = ImportResult(format="ofx")
     seen = 0
     root = tree.getroot()
+    if root is None:
+        raise LoaderError(source, "not a readable OFX file: no document")
     statements = [*root.iter("STMTRS"), *root.iter("CCSTMTRS")]
     if not statements:
         raise LoaderError(source, "no bank or credit card statement (STMTRS / CCSTMTRS) in the OFX file")
