@@ -18,7 +18,9 @@ import httpx
 import numpy as np
 
 from ..errors import EmbedderError
-from ..providers import CallPolicy, ProviderClient, checked_base_url
+from ..providers.client import ProviderClient
+from ..providers.endpoint import checked_base_url
+from ..providers.policy import CallPolicy
 from .models import model_facts
 from .vectors import check_vectors
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, EmbedderError
-from ..providers import ollama_host, resolve_endpoint
+from ..providers.endpoint import ollama_host, resolve_endpoint
 from ..settings import EmbedderSettings
 from .base import Embedder
 from .models import MINILM, MINILM_INSTALL_HINT, model_facts

@@ -1,23 +1,14 @@
 """Provider plumbing below ``embed/``, ``answer/`` and ``records/``: what the answer
 generators, the remote embedders and the bank connector share.
 
-    ProviderClient    HTTP calls with retries and backoff (``Retry-After`` honoured),
-                      failures raised as the caller's error class
-    CallPolicy        a call's timeout and retries: the one place they are decided
-    Retry             raised by a caller's reply check to have the call attempted again
-    resolve_endpoint  a provider's base URL and API key: settings, else its usual
-                      environment variables, else its defaults (an ``Endpoint``)
+- ``client.py``: ``ProviderClient``, HTTP calls with retries and backoff
+  (``Retry-After`` honoured), every failure raised as the caller's error class;
+  ``Retry``, raised by a caller's reply check to have a call attempted again.
+- ``policy.py``: ``CallPolicy``, a call's timeout and retries, decided in one place.
+- ``endpoint.py``: ``resolve_endpoint``, a provider's base URL and API key (settings,
+  else its usual environment variables, else its defaults).
 
-It imports ``errors``, httpx and tenacity, and nothing of the stages that use it.
+The package imports nothing itself: building a registry (``endpoint.py``) must not
+load the HTTP stack that only a remote call needs (``client.py``: httpx, tenacity).
+Its modules import ``errors`` and third-party libraries, nothing of the stages.
 """
-
-from __future__ import annotations
-
-from .client import ProviderClient, Retry, error_message, json_object
-from .endpoint import Endpoint, checked_base_url, ollama_host, resolve_endpoint
-from .policy import RETRY_STATUS, CallPolicy, retry_after
-
-__all__ = [
-    "RETRY_STATUS", "CallPolicy", "Endpoint", "ProviderClient", "Retry", "checked_base_url", "error_message",
-    "json_object", "ollama_host", "resolve_endpoint", "retry_after",
-]

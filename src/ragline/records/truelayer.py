@@ -30,7 +30,8 @@ from typing import Any
 import httpx
 
 from ..errors import ConfigError, ConnectorError
-from ..providers import CallPolicy, ProviderClient, Retry
+from ..providers.client import ProviderClient, Retry
+from ..providers.policy import CallPolicy
 from ..settings import TrueLayerSettings
 from .model import Transaction
 

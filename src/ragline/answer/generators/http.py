@@ -18,7 +18,9 @@ import httpx
 from httpx_sse import ServerSentEvent
 
 from ...errors import GeneratorError
-from ...providers import CallPolicy, ProviderClient, checked_base_url, json_object
+from ...providers.client import ProviderClient, json_object
+from ...providers.endpoint import checked_base_url
+from ...providers.policy import CallPolicy
 
 
 class HTTPGenerator:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ...embed.base import Embedder
 from ...errors import ConfigError
-from ...providers import ollama_host, resolve_endpoint
+from ...providers.endpoint import ollama_host, resolve_endpoint
 from ...settings import GeneratorSettings
 from .base import Generator
 
