@@ -65,6 +65,15 @@ class HTTPEmbedder:
         """Requests sent (for reports and tests)."""
         return self.http.attempts
 
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How the waits between attempts are spent (tests record them instead)."""
+        return self.http.sleep
+
+    @sleep.setter
+    def sleep(self, sleep: Callable[[float], None]) -> None:
+        self.http.sleep = sleep
+
     def close(self) -> None:
         self.http.close()
 
