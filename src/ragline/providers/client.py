@@ -162,8 +162,12 @@ class ProviderClient:
         """One request: failures to get a reply, and replies with a retried status,
         raise ``Retry``."""
         self.attempts += 1
+        # Each attempt's timeout is read from the policy here, where a deadline across
+        # the retries would shorten it.
+        timeout = httpx.Timeout(self.policy.timeout)
         try:
-            response = self._http.send(self._http.build_request(method, url, **request), stream=stream)
+            response = self._http.send(self._http.build_request(method, url, timeout=timeout, **request),
+                                       stream=stream)
             if self.policy.retries(response.status_code):
                 try:
                     response.read()  # a streamed error reply still carries a body worth quoting
@@ -205,8 +209,9 @@ class ProviderClient:
                 from exc.__cause__
 
     def _retrying(self) -> tenacity.Retrying:
-        """The one place a call's retries are decided: how many attempts, which
-        failures retry (``Retry``), how long each wait is, how it is slept."""
+        """The one place a call's retries are decided, from its ``CallPolicy``: how
+        many attempts, which failures retry (``Retry``), how long each wait is, how it
+        is slept. A deadline across the retries would be one more ``stop`` here."""
         policy = self.policy
 
         def wait(state: tenacity.RetryCallState) -> float:
