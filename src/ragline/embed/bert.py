@@ -27,11 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ragline.embed import check_vectors
 from ragline.errors import ConfigError, EmbedderError
 
 from .graph_cache import mapped_graph, weights_digest
 from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
+from .vectors import check_vectors
 
 # Bump when the graph layout changes so stale cached models are not reused.
 GRAPH_VERSION = "att-ln-v1"

@@ -30,7 +30,7 @@ class GeminiEmbedder(HTTPEmbedder):
             if self.dimensions is not None:
                 request["outputDimensionality"] = self.dimensions
             requests.append(request)
-        reply = self.post_json(f"{self.base_url}/{model}:batchEmbedContents", {"requests": requests},
+        reply = self.http.post_json(f"{self.base_url}/{model}:batchEmbedContents", {"requests": requests},
                                self._headers())
         items = vectors_from(reply, "embeddings", len(texts), self.name)
         try:

@@ -1,4 +1,4 @@
-"""Shared plumbing of the remote embedders: the generators' HTTP client (retries
+"""Shared plumbing of the remote embedders: a ``ProviderClient`` each (retries
 with backoff and jitter on timeouts, connection errors, 429 and 5xx, honouring
 ``Retry-After``), errors raised as ``EmbedderError`` naming the setting to fix,
 batching within the provider's limits, and every reply checked (count, dimension,
@@ -10,30 +10,47 @@ A subclass says how one batch is sent (``_embed_batch``) and its limits
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import numpy as np
 
-from ..answer.generators.http import HTTPGenerator, error_message
 from ..errors import EmbedderError
-from .registry import default_tokenizer, model_facts
+from ..providers.client import ProviderClient
+from ..providers.endpoint import checked_base_url
+from ..providers.policy import CallPolicy
+from .models import model_facts
+from .vectors import check_vectors
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 
-class HTTPEmbedder(HTTPGenerator):
-    """Base of the remote embedders (an ``Embedder``)."""
+class HTTPEmbedder:
+    """Base of the remote embedders (an ``Embedder``); ``self.http`` (a
+    ``ProviderClient``) owns retries, timeouts and error mapping."""
 
-    error = EmbedderError
+    name = "http"
     max_batch = 256  # texts per request the provider accepts
     max_batch_chars = 1_000_000  # characters per request: a bound on its tokens-per-request limit
 
     def __init__(self, *, name: str, base_url: str, model: str | None, api_key: str | None = None,
                  dimensions: int | None = None, batch_size: int = 32, key_env: tuple[str, ...] = (),
-                 **http: Any) -> None:
+                 timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5, max_wait: float = 8.0,
+                 missing_key: str | None = None, transport: httpx.BaseTransport | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         if not model:
             raise EmbedderError(f"{name}: no model; set RAGLINE_EMBEDDER__MODEL")
-        super().__init__(name=name, base_url=base_url, model=model, api_key=api_key, **http)
+        self.name = name
+        self.base_url = checked_base_url(name, base_url, EmbedderError)
+        self.model = model
+        self.api_key = api_key
+        self.http = ProviderClient(name, error=EmbedderError, missing_key=missing_key, hint=self._advice,
+                                   transport=transport, sleep=sleep,
+                                   policy=CallPolicy(timeout=timeout, max_retries=max_retries, backoff=backoff,
+                                                     max_wait=max_wait))
         self.model_id = f"{name}/{model}"
         self.dimensions = dimensions  # requested output dimensionality (None: the model's own)
         self.batch_size = batch_size
@@ -41,7 +58,24 @@ class HTTPEmbedder(HTTPGenerator):
         facts = model_facts(self.model_id)
         self.max_tokens = facts.max_tokens if facts is not None else None
         self._dimension = dimensions or (facts.dimension if facts is not None else None)
-        self._tokenizer = None
+        self._tokenizer: Tokenizer | None = None
+
+    @property
+    def attempts(self) -> int:
+        """Requests sent (for reports and tests)."""
+        return self.http.attempts
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How the waits between attempts are spent (tests record them instead)."""
+        return self.http.sleep
+
+    @sleep.setter
+    def sleep(self, sleep: Callable[[float], None]) -> None:
+        self.http.sleep = sleep
+
+    def close(self) -> None:
+        self.http.close()
 
     # -- the Embedder protocol ---------------------------------------------------
     @property
@@ -64,11 +98,13 @@ class HTTPEmbedder(HTTPGenerator):
     def embed_query(self, text: str) -> np.ndarray:
         return self._checked(self._embed_batch([text], query=True), 1)[0]
 
-    def tokenizer(self):
+    def tokenizer(self) -> Tokenizer:
         """The provider's tokenizer cannot be fetched offline: the bundled wordpiece one
         (an upper bound for BPE counts) measures lengths for chunking and budgets."""
         if self._tokenizer is None:
-            self._tokenizer = default_tokenizer()
+            from .minilm import load_tokenizer  # the ONNX stack loads only when lengths are measured
+
+            self._tokenizer = load_tokenizer()
         return self._tokenizer
 
     def count_tokens(self, text: str) -> int:
@@ -82,16 +118,13 @@ class HTTPEmbedder(HTTPGenerator):
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
-    def _check(self, response: httpx.Response) -> None:
-        # Refusals a retry cannot fix name the setting that can.
-        code = response.status_code
-        if code in (401, 403):
-            keys = " or ".join(["RAGLINE_EMBEDDER__API_KEY", *self.key_env])
-            raise EmbedderError(f"{self.name}: HTTP {code}: {error_message(response)} (check {keys})")
-        if code in (400, 404, 422):
-            raise EmbedderError(f"{self.name}: HTTP {code}: {error_message(response)} (check "
-                                f"RAGLINE_EMBEDDER__MODEL={self.model!r} and RAGLINE_EMBEDDER__DIMENSIONS)")
-        super()._check(response)
+    def _advice(self, status: int) -> str:
+        """Refusals a retry cannot fix name the setting that can."""
+        if status in (401, 403):
+            return f" (check {' or '.join(['RAGLINE_EMBEDDER__API_KEY', *self.key_env])})"
+        if status in (400, 404, 422):
+            return f" (check RAGLINE_EMBEDDER__MODEL={self.model!r} and RAGLINE_EMBEDDER__DIMENSIONS)"
+        return ""
 
     # -- internals -----------------------------------------------------------------
     def _batches(self, texts: list[str]) -> list[list[str]]:
@@ -111,8 +144,6 @@ class HTTPEmbedder(HTTPGenerator):
     def _checked(self, vectors: object, count: int) -> np.ndarray:
         """Count, dimension and finite values checked, then L2-normalised (Gemini's
         reduced-dimension vectors and some servers' are not unit length)."""
-        from . import check_vectors
-
         try:
             array = check_vectors(vectors, count, self.dimension, self.model_id)
         except EmbedderError as exc:

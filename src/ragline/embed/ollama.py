@@ -16,5 +16,5 @@ class OllamaEmbedder(HTTPEmbedder):
         body: dict = {"model": self.model, "input": texts, "truncate": False}
         if self.dimensions is not None:
             body["dimensions"] = self.dimensions
-        reply = self.post_json(f"{self.base_url}/api/embed", body, self._headers())
+        reply = self.http.post_json(f"{self.base_url}/api/embed", body, self._headers())
         return vectors_from(reply, "embeddings", len(texts), self.name)

@@ -37,7 +37,7 @@ class OpenAIEmbedder(HTTPEmbedder):
         body: dict = {"model": self.model, "input": texts, "encoding_format": "float"}
         if self.dimensions is not None:
             body["dimensions"] = self.dimensions
-        reply = self.post_json(self._url(), body, self._headers())
+        reply = self.http.post_json(self._url(), body, self._headers())
         items = vectors_from(reply, "data", len(texts), self.name)
         try:  # each item says which input it embeds; servers may reorder
             ordered = sorted(items, key=lambda item: item["index"])

@@ -1,6 +1,7 @@
 """The embedder registry: provider name → how to build it, where its defaults come
-from, what to install; and the facts of the models ragline knows (dimension, input
-limit in tokens, measured abstain floor).
+from, what to install. The facts of the models ragline knows (dimension, input
+limit in tokens, measured abstain floor) are in ``models.py``; this module imports
+the implementations, and none of them imports it.
 
 The factory is the edge where the usual provider variables (``OPENAI_API_KEY``,
 ``OPENAI_BASE_URL``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY``, ``OLLAMA_HOST``) are read;
@@ -17,35 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, EmbedderError
+from ..providers.endpoint import ollama_host, resolve_endpoint
 from ..settings import EmbedderSettings
 from .base import Embedder
-
-
-@dataclass(frozen=True)
-class ModelFacts:
-    """What is known of one model id: its native dimension, the input length it
-    reads before cutting (tokens), and the cosine floor below which ragline abstains
-    (measured by scripts/measure_abstain_floor.py; None: not measured, so abstain only
-    when nothing is found unless ``answer.relevance_floor`` is set)."""
-
-    dimension: int
-    max_tokens: int | None
-    abstain_floor: float | None = None
-
-
-MODELS: dict[str, ModelFacts] = {
-    # SciFact train, table in docs/answers.md. The lexical hashing embedder separates
-    # in-corpus from off-topic questions with AUC 0.73 only: no floor.
-    "sentence-transformers/all-MiniLM-L6-v2": ModelFacts(384, 254, 0.39),  # 256 with [CLS] and [SEP]
-    "ragline/hashing-v1": ModelFacts(256, None),
-    # Providers' published limits; floors not measured (no network here).
-    "openai/text-embedding-3-small": ModelFacts(1536, 8191),
-    "openai/text-embedding-3-large": ModelFacts(3072, 8191),
-    "openai/text-embedding-ada-002": ModelFacts(1536, 8191),
-    "gemini/text-embedding-004": ModelFacts(768, 2048),
-    "gemini/gemini-embedding-001": ModelFacts(3072, 2048),
-    "ollama/nomic-embed-text": ModelFacts(768, 2048),  # Ollama's default context, not the model's 8192
-}
+from .models import MINILM, MINILM_INSTALL_HINT, model_facts
 
 
 @dataclass(frozen=True)
@@ -59,6 +35,7 @@ class EmbedderSpec:
     key_env: tuple[str, ...] = ()
     base_url_env: tuple[str, ...] = ()
     install_hint: str | None = None  # how to install what it needs, for messages
+    url_form: Callable[[str], str] | None = None  # how a URL setting or variable is written out
 
 
 def _minilm(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | None, env: Mapping[str, str]):
@@ -92,8 +69,7 @@ def _local(settings: EmbedderSettings, spec: EmbedderSpec, cache_dir: Path | Non
 
 EMBEDDERS: dict[str, EmbedderSpec] = {
     "minilm": EmbedderSpec(_minilm, "all-MiniLM-L6-v2 on ONNX Runtime, bundled and offline (the default)",
-                           model="sentence-transformers/all-MiniLM-L6-v2",
-                           install_hint="ragline models install"),
+                           model=MINILM, install_hint=MINILM_INSTALL_HINT),
     "hashing": EmbedderSpec(_hashing, "hashed words and trigrams: fast, lexical, no model (tests)",
                             model="ragline/hashing-v1"),
     "openai": EmbedderSpec(_remote("openai", "OpenAIEmbedder"),
@@ -105,7 +81,8 @@ EMBEDDERS: dict[str, EmbedderSpec] = {
                            model="text-embedding-004", base_url="https://generativelanguage.googleapis.com/v1beta",
                            key_env=("GEMINI_API_KEY", "GOOGLE_API_KEY")),
     "ollama": EmbedderSpec(_remote("ollama", "OllamaEmbedder"), "Ollama's native /api/embed",
-                           model="nomic-embed-text", base_url="http://127.0.0.1:11434", base_url_env=("OLLAMA_HOST",)),
+                           model="nomic-embed-text", base_url="http://127.0.0.1:11434", base_url_env=("OLLAMA_HOST",),
+                           url_form=ollama_host),  # OLLAMA_HOST and the setting may be host:port
     "local": EmbedderSpec(_local, "a BERT-family sentence-embedding model from a folder (embedder.path)"),
 }
 
@@ -130,23 +107,17 @@ def remote_options(settings: EmbedderSettings, spec: EmbedderSpec, env: Mapping[
     variables, then its defaults. A missing key against the provider's own URL is
     reported at the first call, naming the settings that would supply it."""
     name = settings.name.strip().lower()
-    base_url = settings.base_url or next((env[v] for v in spec.base_url_env if env.get(v)), None) or spec.base_url
-    base_url = (base_url or "").rstrip("/")
-    if name == "ollama" and "://" not in base_url:  # OLLAMA_HOST may be host:port
-        base_url = f"http://{base_url}"
-    api_key = settings.api_key or next((env[v] for v in spec.key_env if env.get(v)), None)
-    missing_key = None
-    if api_key is None and spec.key_env and base_url == (spec.base_url or "").rstrip("/"):
-        missing_key = f"no API key for the {name} embedder: set {' or '.join(['RAGLINE_EMBEDDER__API_KEY', *spec.key_env])}"
-    return {"name": name, "base_url": base_url, "model": settings.model or spec.model, "api_key": api_key,
-            "dimensions": settings.dimensions, "batch_size": settings.batch_size, "timeout": settings.timeout,
-            "max_retries": settings.max_retries, "backoff": settings.retry_backoff,
-            "max_wait": settings.retry_max_wait, "missing_key": missing_key, "key_env": spec.key_env}
-
-
-def model_facts(model_id: str) -> ModelFacts | None:
-    """What the registry knows of ``model_id`` (None for models it has no facts on)."""
-    return MODELS.get(model_id)
+    setting_url = settings.base_url or None
+    if setting_url is not None and spec.url_form is not None:
+        setting_url = spec.url_form(setting_url)
+    endpoint = resolve_endpoint(
+        label=f"the {name} embedder", default_url=spec.base_url, base_url=setting_url, api_key=settings.api_key,
+        url_env=spec.base_url_env, key_env=spec.key_env, key_setting="RAGLINE_EMBEDDER__API_KEY",
+        needs_key=bool(spec.key_env), env=env, url_form=spec.url_form)
+    return {"name": name, "base_url": endpoint.base_url, "model": settings.model or spec.model,
+            "api_key": endpoint.api_key, "dimensions": settings.dimensions, "batch_size": settings.batch_size,
+            "timeout": settings.timeout, "max_retries": settings.max_retries, "backoff": settings.retry_backoff,
+            "max_wait": settings.retry_max_wait, "missing_key": endpoint.missing_key, "key_env": spec.key_env}
 
 
 def abstain_floor(embedder: Embedder) -> float | None:
@@ -172,7 +143,6 @@ def default_tokenizer():
     from .minilm import load_tokenizer
 
     return load_tokenizer()
-
 
 
 def settings_for(model: str, settings: EmbedderSettings) -> EmbedderSettings:

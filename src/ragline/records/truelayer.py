@@ -11,7 +11,8 @@ token, list their accounts, fetch each account's transactions of the last
   ``pagination.next_cursor`` (``cursor=``), as TrueLayer paginates large results.
 - Failures: a 401 refreshes the token once and retries; 429 and 5xx, connection
   errors and pages that are not the expected JSON are retried with exponential
-  backoff (``Retry-After`` honoured, capped); then ``ConnectorError`` names the call.
+  backoff (``Retry-After`` honoured, capped) by the shared ``ProviderClient``; then
+  ``ConnectorError`` names the call.
   An account that fails is reported and the others are still imported.
 """
 
@@ -19,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,10 +30,13 @@ from typing import Any
 import httpx
 
 from ..errors import ConfigError, ConnectorError
+from ..providers.client import ProviderClient, Retry
+from ..providers.policy import CallPolicy
 from ..settings import TrueLayerSettings
 from .model import Transaction
 
 MAX_WAIT = 30.0  # seconds: the longest one wait may be, whatever Retry-After says
+RETRY_STATUS = frozenset({429, *range(500, 600)})  # rate limits and every server-side failure
 MAX_PAGES = 1000  # per account: a server that never stops paging is a bug, not data
 
 
@@ -70,12 +73,6 @@ class TokenStore:
         os.replace(temporary, self.path)
 
 
-class _Retry(Exception):
-    def __init__(self, reason: str, wait: float | None = None) -> None:
-        super().__init__(reason)
-        self.wait = wait
-
-
 class TrueLayerClient:
     """One user's connection. ``sleep`` and ``transport`` are for tests (a fake
     server needs neither: they default to real time and real HTTP)."""
@@ -88,8 +85,11 @@ class TrueLayerClient:
                                   "(from TrueLayer's console)")
         self.settings = settings
         self.store = tokens
-        self.sleep = sleep
-        self.http = httpx.Client(timeout=settings.timeout, transport=transport)
+        self.http = ProviderClient("TrueLayer", error=ConnectorError, describe=_error_text, transport=transport,
+                                   sleep=sleep, policy=CallPolicy(timeout=settings.timeout,
+                                                                  max_retries=settings.max_retries,
+                                                                  backoff=settings.retry_backoff, max_wait=MAX_WAIT,
+                                                                  retry_status=RETRY_STATUS))
         self.tokens = tokens.load()
 
     def close(self) -> None:
@@ -112,8 +112,8 @@ class TrueLayerClient:
 
     def _token(self, form: dict[str, str]) -> None:
         body = {**form, "client_id": self.settings.client_id or "", "client_secret": self.settings.client_secret or ""}
-        response = self._send("POST", f"{self.settings.auth_url.rstrip('/')}/connect/token", data=body,
-                              what="token")
+        response = self.http.send("POST", f"{self.settings.auth_url.rstrip('/')}/connect/token", data=body,
+                               what="token")
         if response.status_code in (400, 401):
             detail = _error_text(response)
             raise ConnectorError(f"TrueLayer refused the {form['grant_type'].replace('_', ' ')} ({detail}): "
@@ -154,7 +154,7 @@ class TrueLayerClient:
         while True:
             assert self.tokens is not None
             headers = {"Authorization": f"Bearer {self.tokens.access_token}", "tl-enable-pagination": "true"}
-            response = self._send("GET", url, params=params, headers=headers, what=what, check=_page)
+            response = self.http.send("GET", url, params=params, headers=headers, what=what, check=_page)
             if response.status_code == 401 and not refreshed:  # expired early or revoked: refresh once
                 refreshed = True
                 self.refresh()
@@ -163,37 +163,14 @@ class TrueLayerClient:
                 raise ConnectorError(f"TrueLayer {what}: HTTP {response.status_code}: {_error_text(response)}")
             return response.json()
 
-    def _send(self, method: str, url: str, *, what: str, check: Callable[[httpx.Response], None] | None = None,
-              **kwargs: Any) -> httpx.Response:
-        """The request, retried on 429, 5xx, network errors and (``check``) broken pages."""
-        attempts = self.settings.max_retries + 1
-        for attempt in range(attempts):
-            try:
-                try:
-                    response = self.http.request(method, url, **kwargs)
-                except httpx.HTTPError as exc:
-                    raise _Retry(f"{type(exc).__name__}: {exc}") from exc
-                if response.status_code == 429 or response.status_code >= 500:
-                    raise _Retry(f"HTTP {response.status_code}: {_error_text(response)}",
-                                 _retry_after(response.headers.get("Retry-After")))
-                if check is not None and response.status_code < 400:
-                    check(response)
-                return response
-            except _Retry as retry:
-                if attempt + 1 >= attempts:
-                    raise ConnectorError(f"TrueLayer {what}: {retry} (after {attempts} attempts)") from None
-                backoff = self.settings.retry_backoff * 2 ** attempt * (0.5 + random.random() / 2)
-                self.sleep(min(MAX_WAIT, retry.wait if retry.wait is not None else backoff))
-        raise AssertionError("unreachable")
-
 
 def _page(response: httpx.Response) -> None:
     try:
         data = response.json()
     except ValueError:
-        raise _Retry("the page is not JSON") from None
+        raise Retry("the page is not JSON") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise _Retry("the page has no results list")
+        raise Retry("the page has no results list")
 
 
 def _json(response: httpx.Response, what: str) -> dict[str, Any]:
@@ -216,13 +193,6 @@ def _error_text(response: httpx.Response) -> str:
         if parts:
             return ": ".join(str(p) for p in parts)[:300]
     return str(data)[:200]
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        return max(0.0, float(value)) if value is not None else None
-    except ValueError:
-        return None
 
 
 def to_transaction(account: dict[str, Any], item: dict[str, Any]) -> Transaction:

@@ -1,7 +1,9 @@
-"""Answer generators: one Protocol, providers chosen by name (``GENERATORS``)."""
+"""Answer generators: one Protocol (``base.py``), providers chosen by name
+(``GENERATORS`` and ``make_generator``, in ``registry.py``)."""
 
 from __future__ import annotations
 
-from .base import GENERATORS, GenerationRequest, Generator, ProviderSpec, allowed_generators, make_generator
+from .base import GenerationRequest, Generator
+from .registry import GENERATORS, ProviderSpec, allowed_generators, make_generator
 
 __all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "allowed_generators", "make_generator"]

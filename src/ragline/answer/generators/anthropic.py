@@ -31,7 +31,7 @@ class AnthropicGenerator(HTTPGenerator):
         return body
 
     def generate(self, request: GenerationRequest) -> str:
-        data = self.post_json(f"{self.base_url}/messages", self._body(request, False), self._headers())
+        data = self.http.post_json(f"{self.base_url}/messages", self._body(request, False), self._headers())
         if data.get("type") == "error":
             raise GeneratorError(f"{self.name}: {(data.get('error') or {}).get('message', data)}")
         usage = data.get("usage") or {}
@@ -44,7 +44,7 @@ class AnthropicGenerator(HTTPGenerator):
 
     def stream(self, request: GenerationRequest) -> Iterator[str]:
         produced = finished = False
-        for event in self.stream_events(f"{self.base_url}/messages", self._body(request, True), self._headers()):
+        for event in self.http.stream_events(f"{self.base_url}/messages", self._body(request, True), self._headers()):
             kind = event.event
             if kind == "ping":
                 continue

@@ -40,7 +40,7 @@ class GeminiGenerator(HTTPGenerator):
         return f"{self.base_url}/{model}:{method}"
 
     def generate(self, request: GenerationRequest) -> str:
-        data = self.post_json(self._url("generateContent"), self._body(request), self._headers())
+        data = self.http.post_json(self._url("generateContent"), self._body(request), self._headers())
         _usage(request, data)
         text = _text(data, self.name)
         if not text.strip():
@@ -51,7 +51,7 @@ class GeminiGenerator(HTTPGenerator):
     def stream(self, request: GenerationRequest) -> Iterator[str]:
         produced = finished = False
         url = self._url("streamGenerateContent") + "?alt=sse"
-        for event in self.stream_events(url, self._body(request), self._headers()):
+        for event in self.http.stream_events(url, self._body(request), self._headers()):
             data = parse_json_event(self.name, event)
             if "error" in data:
                 raise GeneratorError(f"{self.name}: {data['error']}")

@@ -26,7 +26,7 @@ class OpenAIGenerator(HTTPGenerator):
         return body
 
     def generate(self, request: GenerationRequest) -> str:
-        data = self.post_json(f"{self.base_url}/chat/completions", self._body(request, False), self._headers())
+        data = self.http.post_json(f"{self.base_url}/chat/completions", self._body(request, False), self._headers())
         _usage(request, data)
         try:
             content = data["choices"][0]["message"]["content"]
@@ -40,7 +40,7 @@ class OpenAIGenerator(HTTPGenerator):
     def stream(self, request: GenerationRequest) -> Iterator[str]:
         url = f"{self.base_url}/chat/completions"
         produced = finished = False
-        for event in self.stream_events(url, self._body(request, True), self._headers()):
+        for event in self.http.stream_events(url, self._body(request, True), self._headers()):
             if event.data.strip() == "[DONE]":
                 finished = True
                 break
