@@ -30,8 +30,14 @@ class Embedder(Protocol):
     tokenization that embedded them: usage metering without counting again).
     """
 
-    model_id: str
-    dimension: int
+    @property
+    def model_id(self) -> str:
+        """Which model made the vectors (recorded with a collection)."""
+        ...
+
+    @property
+    def dimension(self) -> int:
+        ...
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """(len(texts), dimension) float32, rows in the caller's order."""

@@ -24,14 +24,17 @@ import struct
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragline.errors import ConfigError, EmbedderError
-
+from ..errors import ConfigError, EmbedderError
 from .graph_cache import mapped_graph, weights_digest
 from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
 from .vectors import check_vectors
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 # Bump when the graph layout changes so stale cached models are not reused.
 GRAPH_VERSION = "att-ln-v1"
@@ -202,7 +205,7 @@ class BertEmbedder:
         self._lock = threading.Lock()
         self._session = None
         self._inputs: dict[str, str] = {}
-        self._tokenizer = None
+        self._tokenizer: Tokenizer | None = None
         self._specials = 0  # special tokens the tokenizer adds to each text (set with the tokenizer)
 
     # -- loading ---------------------------------------------------------
@@ -262,6 +265,7 @@ class BertEmbedder:
         or, without a cache dir, the serialized graph."""
         exported = onnx_file(model_dir)
         weights = model_dir / "model.safetensors"
+        source: Path | bytes
         if exported is not None and not weights.is_file():
             source = exported
         elif cfg.get("model_type", "bert") != "bert":

@@ -33,7 +33,7 @@ from ..errors import ConfigError, ConnectorError
 from ..providers.client import ProviderClient, Retry
 from ..providers.policy import CallPolicy
 from ..settings import TrueLayerSettings
-from .model import Transaction
+from .model import Transaction, parse_amount, parse_timestamp
 
 MAX_WAIT = 30.0  # seconds: the longest one wait may be, whatever Retry-After says
 RETRY_STATUS = frozenset({429, *range(500, 600)})  # rate limits and every server-side failure
@@ -203,8 +203,9 @@ def to_transaction(account: dict[str, Any], item: dict[str, Any]) -> Transaction
     extra = {k: v for k, v in item.items() if k not in {
         "transaction_id", "timestamp", "description", "amount", "currency", "merchant_name"}}
     return Transaction(transaction_id=str(item.get("transaction_id") or ""), account_id=str(account["account_id"]),
-                       timestamp=item.get("timestamp") or "", description=str(item.get("description") or ""),
-                       amount=item.get("amount") if item.get("amount") is not None else "",
+                       timestamp=parse_timestamp(item.get("timestamp") or ""),
+                       description=str(item.get("description") or ""),
+                       amount=parse_amount(item.get("amount") if item.get("amount") is not None else ""),
                        currency=str(item.get("currency") or account.get("currency") or ""),
                        transaction_category=classification[0] if classification else None,
                        merchant_name=item.get("merchant_name") or None, extra=extra)

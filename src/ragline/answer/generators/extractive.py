@@ -107,7 +107,8 @@ class ExtractiveGenerator:
         # asked for leads when that kind is specific (a rate for "what interest…").
         leads = wanted is not None and wanted.leads
         ranked = sorted(candidates, key=lambda c: (
-            not (leads and c.score >= best * RELATIVE_CUTOFF and wanted.search(c.text)), -c.score, c.n))
+            not (leads and wanted is not None and c.score >= best * RELATIVE_CUTOFF and wanted.search(c.text)),
+            -c.score, c.n))
         typed = wanted is not None and bool(wanted.search(ranked[0].text))
         chosen: list[_Candidate] = []
         length = 0
