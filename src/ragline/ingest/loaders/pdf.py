@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from typing import Any
 
 from ...errors import LoaderError
 from ...models import Block, Document
@@ -62,14 +63,14 @@ class _Malformed(Exception):
 MIN_OCR_DPI = 150
 
 
-def _scan_dpi(page: object, wanted: int) -> float:
+def _scan_dpi(page: Any, wanted: int) -> float:  # a pypdfium2 PdfPage (untyped)
     """The resolution to render a text-less page at for OCR: ``wanted``, but no more
     than its scanned image holds: rendering a 200 dpi scan at 300 dpi enlarges its
     speckles into blobs that Tesseract reads as letters (bench/ocr_accuracy.py)."""
     import pypdfium2.raw as pdfium_c
 
     native = []
-    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=2):  # type: ignore[attr-defined]
+    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=2):
         left, _, right, _ = obj.get_bounds()
         if right - left > 1:
             native.append(obj.get_px_size()[0] / ((right - left) / 72))
