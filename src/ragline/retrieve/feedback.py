@@ -20,8 +20,10 @@ search per kind, plus reading ``feedback_docs`` chunks (texts or vectors).
 
 from __future__ import annotations
 
-from collections import Counter
+import heapq
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from operator import itemgetter
 
 import numpy as np
 
@@ -42,7 +44,7 @@ def expansion_terms(query_terms: Sequence[str], texts: Sequence[str], n: int,
     ranks = [1.0 / r for r in range(1, len(texts) + 1)]
     total = sum(ranks)
     known = set(query_terms)
-    model: Counter[str] = Counter()
+    model: defaultdict[str, float] = defaultdict(float)
     for text, rank in zip(texts, ranks):
         terms = [t for t in analyze(text, language) if len(t) > 1 and not t.isdigit()]
         if not terms:
@@ -50,7 +52,8 @@ def expansion_terms(query_terms: Sequence[str], texts: Sequence[str], n: int,
         for term, tf in Counter(terms).items():
             if term not in known:
                 model[term] += (rank / total) * tf / len(terms)
-    return [(term, weight) for term, weight in model.most_common(n)]
+    # Counter.most_common(n), for float weights: ties keep their first-seen order.
+    return heapq.nlargest(n, model.items(), key=itemgetter(1))
 
 
 def _min_max(ranked: Ranked) -> dict[str, float]:
