@@ -24,10 +24,16 @@ import heapq
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .analyzer import analyze
+
+if TYPE_CHECKING:
+    from ..models import Scope
+    from ..store import Store
+    from ..store.facade import ScopedSearch
 
 FEEDBACK_KINDS = ("none", "keyword", "dense", "both")
 Ranked = Sequence[tuple[str, float]]
@@ -89,8 +95,9 @@ def rocchio(vector: np.ndarray, feedback: Sequence[np.ndarray], beta: float) -> 
     return (moved / norm).astype(np.float32) if norm > 0 else q
 
 
-def keyword_feedback(store, scope, searches, terms: Sequence[str], seeds: Ranked, keyword: Ranked, depth: int, *,
-                     docs: int, n_terms: int, weight: float, language: str | None = None) -> list[tuple[str, float]]:
+def keyword_feedback(store: Store, scope: Scope, searches: ScopedSearch, terms: Sequence[str], seeds: Ranked,
+                     keyword: Ranked, depth: int, *, docs: int, n_terms: int, weight: float,
+                     language: str | None = None) -> list[tuple[str, float]]:
     """The keyword list interpolated with a search for the expansion terms of the
     ``docs`` best ``seeds`` chunks (read through the scoped ``store``)."""
     hits = store.get_hits(scope, list(seeds[:docs]))
@@ -100,8 +107,8 @@ def keyword_feedback(store, scope, searches, terms: Sequence[str], seeds: Ranked
     return interpolate(keyword, searches.keyword([term for term, _ in expansion], depth), weight)
 
 
-def dense_feedback(store, scope, searches, vector: np.ndarray, seeds: Ranked, depth: int, *,
-                   docs: int, weight: float) -> tuple[list[tuple[str, float]], np.ndarray]:
+def dense_feedback(store: Store, scope: Scope, searches: ScopedSearch, vector: np.ndarray, seeds: Ranked,
+                   depth: int, *, docs: int, weight: float) -> tuple[list[tuple[str, float]], np.ndarray]:
     """(the dense list searched again with the Rocchio vector of the ``docs`` best
     ``seeds`` chunks, that vector)."""
     stored = store.vectors(scope, [chunk_id for chunk_id, _ in seeds[:docs]])

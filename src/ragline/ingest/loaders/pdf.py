@@ -150,7 +150,8 @@ def _read_with_pdfium(data: bytes, source: str, password: str | None) -> tuple[l
     return pages, sections, title
 
 
-def _read_with_pdfminer(data: bytes, source: str, password: str | None, first_error: str):
+def _read_with_pdfminer(data: bytes, source: str, password: str | None,
+                        first_error: str) -> tuple[list[str], dict[int, str], str | None]:
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LTTextContainer
     from pdfminer.pdfdocument import PDFPasswordIncorrect
