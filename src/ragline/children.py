@@ -36,7 +36,7 @@ def _spawn_loop() -> None:
         done.set()
 
 
-def spawn(argv: list[str], **popen: Any) -> subprocess.Popen:
+def spawn(argv: list[str], **popen: Any) -> subprocess.Popen[bytes]:
     """``subprocess.Popen(argv, **popen)``, run on the long-lived spawner thread."""
     global _spawner
     with _spawner_lock:

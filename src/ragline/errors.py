@@ -36,7 +36,8 @@ class LoaderError(RaglineError):
         self.path = path
         self.reason = reason
 
-    def __reduce__(self):  # keep both fields across process boundaries
+    # Keeps both fields across process boundaries.
+    def __reduce__(self) -> tuple[type[LoaderError], tuple[str, str]]:
         return (type(self), (self.path, self.reason))
 
 

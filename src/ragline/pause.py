@@ -9,8 +9,8 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Callable
 
-_hook: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("ragline_pause_hook",
-                                                                                   default=None)
+_Hook = Callable[[], None]
+_hook: contextvars.ContextVar[_Hook | None] = contextvars.ContextVar("ragline_pause_hook", default=None)
 
 
 def pause_point() -> None:
@@ -19,10 +19,10 @@ def pause_point() -> None:
         hook()
 
 
-def install(hook: Callable[[], None]) -> contextvars.Token:
+def install(hook: Callable[[], None]) -> contextvars.Token[_Hook | None]:
     """Run ``hook`` at every pause point reached in this context (and the threads it starts)."""
     return _hook.set(hook)
 
 
-def uninstall(token: contextvars.Token) -> None:
+def uninstall(token: contextvars.Token[_Hook | None]) -> None:
     _hook.reset(token)

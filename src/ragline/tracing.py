@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from . import __version__
 from .errors import ConfigError
@@ -27,7 +27,8 @@ from .errors import ConfigError
 if TYPE_CHECKING:
     from .settings import TracingSettings
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 _tracer: Any = None  # an opentelemetry Tracer while tracing is on
 
 
@@ -108,15 +109,15 @@ def span(name: str, *, yields: bool = False, **attributes: Any) -> Iterator[Any]
         detached.end()
 
 
-def traced(name: str) -> Callable[[F], F]:
+def traced(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """``span(name)`` around every call of the decorated function (not a generator)."""
 
-    def decorate(function: F) -> F:
+    def decorate(function: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(function)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with span(name):
                 return function(*args, **kwargs)
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate

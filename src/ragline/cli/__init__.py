@@ -14,7 +14,10 @@ import importlib
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import typer
 
 # Module of each top-level command or command group (tests check this is complete).
 COMMANDS = {
@@ -35,7 +38,7 @@ MODULES = ("answer", "chat", "core", "evaluate", "mcp", "models", "reembed", "re
 _GLOBAL_OPTIONS_WITH_VALUE = ("--server", "--key")  # remote's callback options
 
 
-def load(*modules: str):
+def load(*modules: str) -> typer.Typer:
     """Import the named command modules (all of them by default); the Typer app."""
     for name in modules or MODULES:
         importlib.import_module(f"{__name__}.{name}")

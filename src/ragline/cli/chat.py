@@ -12,7 +12,7 @@ import logging
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,6 +21,9 @@ from .common import AsJson, Collection, Owner, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+
+if TYPE_CHECKING:
+    from ..store.conversations import MessageInfo
 
 conversation_app = typer.Typer(help="Conversations: list, show, create, rename, delete; the no-answer policy.",
                                no_args_is_help=True)
@@ -137,7 +140,8 @@ def chat(
                     err.print(f"[yellow]provider failed mid-answer ({event['reason']}); restarting with the "
                               "extractive answer[/yellow]", highlight=False)
             out.print()
-            data = stream.result.data  # type: ignore[union-attr]
+            assert stream.result is not None  # set by the stream's last (done) event
+            data = stream.result.data
             print_turn_notes(data, details=details)
             if current is None and data.get("conversation_id"):
                 current = convs.get(where.tenant, where.owner, data["conversation_id"])
@@ -205,7 +209,8 @@ def show_conversation(conversation_id: str, tenant: Tenant = "default", owner: O
     """A conversation with its messages."""
     with _engine() as engine:
         conv = engine.conversations.get(tenant, owner, conversation_id)
-        messages = [m.to_dict() for m in engine.conversations.messages(tenant, owner, conversation_id)]
+        history: list[MessageInfo] = engine.conversations.messages(tenant, owner, conversation_id)
+        messages = [m.to_dict() for m in history]
     if as_json:
         _print_json({**conv.to_dict(), "history": messages})
         return

@@ -6,9 +6,9 @@ reads the streamed answer of ``/v1/ask`` (server-sent events)."""
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import Any, BinaryIO, Self, cast
 
 import anyio
 import httpx
@@ -199,7 +199,8 @@ class AsyncClient(_Base):
         deadline = time.monotonic() + timeout if timeout is not None else None
         ids = [j if isinstance(j, str) else j.id for j in jobs]
         while True:
-            current = [await self.job(job_id) for job_id in ids]
+            # Routes.job is typed for the sync client; here _run makes it a coroutine.
+            current = [await cast(Awaitable[Job], self.job(job_id)) for job_id in ids]
             if progress is not None:
                 progress(current)
             if _check_wait(current, deadline):

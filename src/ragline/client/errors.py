@@ -37,6 +37,10 @@ from ..errors import (
 class ApiError(RaglineError):
     """The server refused a request with a status the error tree has no class for."""
 
+    status: int | None
+    code: str | None
+    retry_after: float | None
+
 
 class AuthenticationError(ApiError):
     """401: the API key is missing, wrong or revoked."""
@@ -58,6 +62,9 @@ class RateLimitError(ApiError):
 class ServerUnreachableError(RaglineError):
     """The server could not be reached or did not answer in time."""
 
+    status: int | None
+    code: str | None
+
 
 _BY_CODE: dict[str, type[RaglineError]] = {
     "model_mismatch": ModelMismatchError,
@@ -77,9 +84,10 @@ def api_error(status: int, code: str | None, message: str, retry_after: float | 
     """The ragline error for an error response (``ApiError`` when nothing closer fits)."""
     cls = _BY_CODE.get(code or "") or _BY_STATUS.get(status, ApiError)
     error = cls(message)
-    error.status = status  # type: ignore[attr-defined]
-    error.code = code  # type: ignore[attr-defined]
-    error.retry_after = retry_after  # type: ignore[attr-defined]
+    # setattr: the tree's own classes (NotFoundError, …) declare none of these; they are
+    # the response's facts, carried by whichever class stands for it.
+    for name, value in (("status", status), ("code", code), ("retry_after", retry_after)):
+        setattr(error, name, value)
     return error
 
 
@@ -97,8 +105,8 @@ def from_response(response: httpx.Response) -> RaglineError:
 
 def unreachable(exc: httpx.TransportError, url: str) -> ServerUnreachableError:
     error = ServerUnreachableError(f"cannot reach the ragline server at {url}: {exc or type(exc).__name__}")
-    error.status = None  # type: ignore[attr-defined]
-    error.code = None  # type: ignore[attr-defined]
+    error.status = None
+    error.code = None
     return error
 
 

@@ -36,7 +36,8 @@ import numpy as np
 from ..embed import make_embedder
 from ..embed.base import CountingEmbedder
 from ..engine import Engine
-from ..ingest.chunkers import make_chunker
+from ..errors import LoaderError
+from ..ingest.chunkers import LengthFn, make_chunker
 from ..ingest.loaders.structured import JsonLinesLoader
 from ..models import index_text
 from ..retrieve.search import MODES
@@ -72,11 +73,13 @@ def _percentiles(values: list[float]) -> dict[str, float]:
             "mean": round(float(np.mean(values)), 2), "queries": len(values)}
 
 
-def chunk_texts(corpus: Path, settings: Settings, n: int, token_length=None) -> list[str]:
+def chunk_texts(corpus: Path, settings: Settings, n: int, token_length: LengthFn | None = None) -> list[str]:
     """The first ``n`` index texts (``title\\nchunk``) the pipeline would embed for ``corpus``."""
     chunker = make_chunker(settings.chunking, token_length=token_length)
     texts: list[str] = []
     for document in JsonLinesLoader().load(corpus.read_bytes(), corpus.name):
+        if isinstance(document, LoaderError):  # a malformed record: the corpus is broken
+            raise document
         for chunk in chunker.chunk(document):
             texts.append(index_text(document.title, chunk.text))
             if len(texts) == n:
@@ -138,8 +141,9 @@ def _preset_run(dataset_dir: Path, preset: str, models: Path, log: Log) -> dict[
             child = subprocess.Popen([sys.executable, "-c", "from ragline.cli import main; main()", "eval",
                                       str(dataset_dir), "--mode", "hybrid", "--json"],
                                      stdout=subprocess.PIPE, stderr=errors, env=env, text=True)
-            with child.stdout:  # type: ignore[union-attr]
-                stdout = child.stdout.read()  # type: ignore[union-attr]
+            assert child.stdout is not None  # stdout=PIPE
+            with child.stdout:
+                stdout = child.stdout.read()
             _, status, usage = os.wait4(child.pid, 0)  # reaped here: Popen.wait would lose the rusage
             child.returncode = os.waitstatus_to_exitcode(status)
             errors.seek(0)

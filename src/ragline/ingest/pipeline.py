@@ -314,7 +314,8 @@ class Ingestor:
             if worker is None:
                 batch.done = Future()
                 try:
-                    batch.done.set_result(self._embed(todo, texts, model, tenant, batch.parts))
+                    self._embed(todo, texts, model, tenant, batch.parts)
+                    batch.done.set_result(None)
                 except EmbedderError as exc:
                     batch.done.set_exception(exc)
             else:
@@ -361,9 +362,10 @@ class Ingestor:
                                        "error": f"embedding failed: {exc}"} for p in batch.pending)
                 return
         for entry in batch.pending:
-            entry.vectors = [v if v is not None else batch.known[c.content_hash]
-                             for c, v in zip(entry.chunks, entry.vectors)]
-            vectors = np.stack(entry.vectors) if entry.vectors else np.zeros((0, self.embedder.dimension), np.float32)
+            ready: list[np.ndarray] = [v if v is not None else batch.known[c.content_hash]
+                                       for c, v in zip(entry.chunks, entry.vectors)]
+            entry.vectors = list(ready)
+            vectors = np.stack(ready) if ready else np.zeros((0, self.embedder.dimension), np.float32)
             with span("store", chunks=len(entry.chunks)):
                 self.store.put_document(scope, entry.record, entry.chunks, vectors)
             summary.chunks += len(entry.chunks)
@@ -389,7 +391,7 @@ def cache_model_key(embedder: Embedder) -> str:
     when a local model runs quantized (its vectors differ slightly from the exact ones,
     and from another recipe's: a collection embedded one way must not be filled from
     another), plus the tokens read when fewer than the model could."""
-    inner = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
+    inner: Any = getattr(embedder, "inner", embedder)  # CountingEmbedder and similar wrappers
     precision = getattr(inner, "precision", "fp32")
     key = embedder.model_id if precision == "fp32" else f"{embedder.model_id}#{precision}-{QUANT_VERSION}"
     # A model told to read fewer tokens (embedder.max_tokens) embeds a long text's head only.

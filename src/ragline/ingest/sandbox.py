@@ -16,7 +16,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..children import child_env, spawn
 from ..errors import LoaderError
@@ -51,10 +51,13 @@ class _Worker:
         flags = ["-P"] if sys.version_info >= (3, 11) else []  # no cwd on sys.path: a stray json.py is not imported
         argv = [sys.executable, *flags, "-m", "ragline.ingest.parse_worker", str(memory_mb), str(os.getpid())]
         self.process = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(), bufsize=0)
+        assert self.process.stdin is not None and self.process.stdout is not None  # both are pipes
+        self._stdin: IO[bytes] = self.process.stdin
+        self._stdout: IO[bytes] = self.process.stdout
         # Killed at interpreter exit if nobody closed the sandbox (scripts rarely do).
         self._finalizer = weakref.finalize(self, _kill, self.process)
         try:
-            hello = read_frame(self.process.stdout.fileno(), time.monotonic() + START_TIMEOUT_S, max_bytes=1024)
+            hello = read_frame(self._stdout.fileno(), time.monotonic() + START_TIMEOUT_S, max_bytes=1024)
         except (TimeoutError, ProtocolError):
             hello = None
         if not isinstance(hello, dict) or "ready" not in hello:
@@ -66,10 +69,10 @@ class _Worker:
         return self.process.poll() is None
 
     def send(self, message: dict) -> None:
-        write_frame(self.process.stdin.fileno(), message)
+        write_frame(self._stdin.fileno(), message)
 
     def receive(self, deadline: float, max_bytes: int) -> Any:
-        return read_frame(self.process.stdout.fileno(), deadline, max_bytes)
+        return read_frame(self._stdout.fileno(), deadline, max_bytes)
 
     def kill(self) -> None:
         self._finalizer()
@@ -77,7 +80,7 @@ class _Worker:
     def stop(self, timeout: float = 5.0) -> None:
         """Ask it to exit (stdin EOF), then kill it if it does not."""
         try:
-            self.process.stdin.close()
+            self._stdin.close()
             self.process.wait(timeout)
         except (OSError, subprocess.TimeoutExpired):
             pass

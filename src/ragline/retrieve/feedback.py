@@ -20,12 +20,20 @@ search per kind, plus reading ``feedback_docs`` chunks (texts or vectors).
 
 from __future__ import annotations
 
-from collections import Counter
+import heapq
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from operator import itemgetter
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..analyzer import analyze
+
+if TYPE_CHECKING:
+    from ..models import Scope
+    from ..store import Store
+    from ..store.facade import ScopedSearch
 
 FEEDBACK_KINDS = ("none", "keyword", "dense", "both")
 Ranked = Sequence[tuple[str, float]]
@@ -42,7 +50,7 @@ def expansion_terms(query_terms: Sequence[str], texts: Sequence[str], n: int,
     ranks = [1.0 / r for r in range(1, len(texts) + 1)]
     total = sum(ranks)
     known = set(query_terms)
-    model: Counter[str] = Counter()
+    model: defaultdict[str, float] = defaultdict(float)
     for text, rank in zip(texts, ranks):
         terms = [t for t in analyze(text, language) if len(t) > 1 and not t.isdigit()]
         if not terms:
@@ -50,7 +58,8 @@ def expansion_terms(query_terms: Sequence[str], texts: Sequence[str], n: int,
         for term, tf in Counter(terms).items():
             if term not in known:
                 model[term] += (rank / total) * tf / len(terms)
-    return [(term, weight) for term, weight in model.most_common(n)]
+    # Counter.most_common(n), for float weights: ties keep their first-seen order.
+    return heapq.nlargest(n, model.items(), key=itemgetter(1))
 
 
 def _min_max(ranked: Ranked) -> dict[str, float]:
@@ -86,8 +95,9 @@ def rocchio(vector: np.ndarray, feedback: Sequence[np.ndarray], beta: float) -> 
     return (moved / norm).astype(np.float32) if norm > 0 else q
 
 
-def keyword_feedback(store, scope, searches, terms: Sequence[str], seeds: Ranked, keyword: Ranked, depth: int, *,
-                     docs: int, n_terms: int, weight: float, language: str | None = None) -> list[tuple[str, float]]:
+def keyword_feedback(store: Store, scope: Scope, searches: ScopedSearch, terms: Sequence[str], seeds: Ranked,
+                     keyword: Ranked, depth: int, *, docs: int, n_terms: int, weight: float,
+                     language: str | None = None) -> list[tuple[str, float]]:
     """The keyword list interpolated with a search for the expansion terms of the
     ``docs`` best ``seeds`` chunks (read through the scoped ``store``)."""
     hits = store.get_hits(scope, list(seeds[:docs]))
@@ -97,8 +107,8 @@ def keyword_feedback(store, scope, searches, terms: Sequence[str], seeds: Ranked
     return interpolate(keyword, searches.keyword([term for term, _ in expansion], depth), weight)
 
 
-def dense_feedback(store, scope, searches, vector: np.ndarray, seeds: Ranked, depth: int, *,
-                   docs: int, weight: float) -> tuple[list[tuple[str, float]], np.ndarray]:
+def dense_feedback(store: Store, scope: Scope, searches: ScopedSearch, vector: np.ndarray, seeds: Ranked,
+                   depth: int, *, docs: int, weight: float) -> tuple[list[tuple[str, float]], np.ndarray]:
     """(the dense list searched again with the Rocchio vector of the ``docs`` best
     ``seeds`` chunks, that vector)."""
     stored = store.vectors(scope, [chunk_id for chunk_id, _ in seeds[:docs]])

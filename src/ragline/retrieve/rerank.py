@@ -20,7 +20,7 @@ import logging
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from ..errors import ConfigError, EmbedderError
 from ..models import Hit, Scope, index_text
 from ..settings import SearchSettings
 from ..store import Store
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -72,9 +75,9 @@ class CrossEncoderReranker:
         self.batch_size = batch_size
         self.max_length = max_length
         self._lock = threading.Lock()
-        self._loaded: tuple[object, object] | None = None
+        self._loaded: tuple[Tokenizer, Any] | None = None  # and the onnxruntime InferenceSession (untyped)
 
-    def _load(self) -> tuple[object, object]:
+    def _load(self) -> tuple[Tokenizer, Any]:
         with self._lock:
             if self._loaded is None:
                 import onnxruntime as ort
@@ -91,10 +94,10 @@ class CrossEncoderReranker:
     def scores(self, query: str, passages: list[str]) -> np.ndarray:
         """One relevance score per passage (the model's first logit)."""
         tokenizer, session = self._load()
-        inputs = {i.name: i.type for i in session.get_inputs()}  # type: ignore[attr-defined]
+        inputs = {i.name: i.type for i in session.get_inputs()}
         out = []
         for start in range(0, len(passages), self.batch_size):
-            pairs = tokenizer.encode_batch([(query, p) for p in passages[start:start + self.batch_size]])  # type: ignore[attr-defined]
+            pairs = tokenizer.encode_batch([(query, p) for p in passages[start:start + self.batch_size]])
             seq = max(len(e.ids) for e in pairs)
             given = {name: np.zeros((len(pairs), seq), dtype=np.int64) for name in
                      ("input_ids", "attention_mask", "token_type_ids")}
@@ -103,7 +106,7 @@ class CrossEncoderReranker:
                 given["attention_mask"][row, :len(e.ids)] = 1
                 given["token_type_ids"][row, :len(e.ids)] = e.type_ids
             feeds = {n: given[n].astype(np.int64 if "int64" in t else np.int32) for n, t in inputs.items()}
-            logits = np.asarray(session.run(None, feeds)[0], dtype=np.float32)  # type: ignore[attr-defined]
+            logits = np.asarray(session.run(None, feeds)[0], dtype=np.float32)
             out.append(logits.reshape(len(pairs), -1)[:, 0])
         return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
 

@@ -30,7 +30,7 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.concurrency import run_in_threadpool
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..store.types import ApiKeyInfo
 from .disk import check_free_space
@@ -153,7 +153,7 @@ async def tenant_principal(request: Request, credentials: Annotated[HTTPAuthoriz
     ``AuthFirst`` in front it only reads its result, and a sync dependency cost every
     request a hop to a worker thread (slow when another tenant keeps the CPU busy)."""
     path = request.scope.get("path", "")
-    info = getattr(request.state, "api_key", None)
+    info: ApiKeyInfo | None = getattr(request.state, "api_key", None)  # set by AuthFirst
     if info is None:  # no AuthFirst in front of this app: check here (the body is read by now)
         info = await run_in_threadpool(authenticate, request.app.state.engine,
                                        credentials.credentials if credentials else None)
@@ -235,7 +235,7 @@ class AuthFirst:
                                                   "gate_ms": round((time.perf_counter() - admitted) * 1000, 2)})
         extra = state["log_extra"]
 
-        async def noted(message: dict[str, Any]) -> None:
+        async def noted(message: Message) -> None:
             if message["type"] == "http.response.start":  # before the log line: the time it stepped aside
                 extra["paused_ms"] = round(slot.paused_s * 1000, 2)
             await send(message)
@@ -261,7 +261,7 @@ def _admit_as(app: Any, info: ApiKeyInfo, method: str, path: str, state: dict[st
 def _charged(receive: Receive, quotas: Any, tenant: str) -> Receive:
     """``receive`` that counts an upload's body bytes against the tenant's upload budget."""
 
-    async def counted() -> dict[str, Any]:
+    async def counted() -> Message:
         message = await receive()
         if message["type"] == "http.request" and message.get("body"):
             quotas.charge_upload(tenant, len(message["body"]))

@@ -48,8 +48,8 @@ class _Slot:
     gate: FairGate
     tenant: str
     held: bool = True
-    token: contextvars.Token | None = None
-    pause_token: contextvars.Token | None = None
+    token: contextvars.Token[_Slot | None] | None = None  # both set by FairGate.enter
+    pause_token: contextvars.Token[Callable[[], None] | None] | None = None
     started: float = field(default_factory=time.monotonic)
     paused_s: float = 0.0
 
@@ -88,8 +88,12 @@ class FairGate:
         loop = asyncio.get_running_loop()
         granted = loop.create_future()
 
+        def grant() -> None:
+            if not granted.done():
+                granted.set_result(None)
+
         def wake() -> None:
-            loop.call_soon_threadsafe(lambda: granted.done() or granted.set_result(None))
+            loop.call_soon_threadsafe(grant)
 
         ticket = self._enqueue(tenant, wake)
         try:
@@ -103,13 +107,19 @@ class FairGate:
             raise
         slot = _Slot(self, tenant)
         slot.token = _slot.set(slot)
-        slot.pause_token = pause.install(lambda: slot.held and self._pause(slot))
+
+        def pause_hook() -> None:
+            if slot.held:
+                self._pause(slot)
+
+        slot.pause_token = pause.install(pause_hook)
         with self._lock:
             self._active.add(slot)
         return slot
 
     def leave(self, slot: _Slot) -> None:
         """End the request's hold on its slot."""
+        assert slot.token is not None and slot.pause_token is not None  # entered
         _slot.reset(slot.token)
         pause.uninstall(slot.pause_token)
         with self._lock:

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 from .errors import ApiError
 
 if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
     from ..engine import Engine
     from ..settings import QuotaSettings
 
@@ -122,9 +124,9 @@ class Quotas:
         with self._lock:
             held = self._upload_budget(tenant, now)
             wait = 0.0 if held is None else held[1].charge(0, now)
-        if wait > 0:
+        if held is not None and wait > 0:
             raise ApiError(429, "rate_limited",
-                           f"tenant {tenant!r} is over its {held[0]:g} MB of uploads per minute "  # type: ignore[index]
+                           f"tenant {tenant!r} is over its {held[0]:g} MB of uploads per minute "
                            f"(quotas.upload_mb_per_minute); retry in {math.ceil(wait)} s",
                            headers={"Retry-After": str(math.ceil(wait))})
 
@@ -177,9 +179,9 @@ class Quotas:
 _create_lock = threading.Lock()
 
 
-def quotas_of(app: object) -> Quotas:
+def quotas_of(app: Starlette) -> Quotas:
     """The app's ``Quotas`` (``app.state.quotas``), made on first use from its settings."""
-    state = app.state  # type: ignore[attr-defined]
+    state = app.state
     quotas = getattr(state, "quotas", None)
     if quotas is None:
         with _create_lock:

@@ -39,7 +39,7 @@ class WorkerProcess:
         self.metrics = metrics
         self.workers = workers
         self.nice = nice
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._monitor: threading.Thread | None = None
@@ -57,6 +57,7 @@ class WorkerProcess:
         argv = [sys.executable, *flags, "-m", "ragline.server.worker_child", str(os.getpid()), str(self.workers),
                 str(self.nice)]
         process = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=child_env(), bufsize=0)
+        assert process.stdin is not None and process.stdout is not None  # both are pipes
         threading.Thread(target=self._read_reports, args=(process.stdout,), name="ragline-job-reports",
                          daemon=True).start()
         try:
@@ -106,7 +107,8 @@ class WorkerProcess:
             process, self._process = self._process, None
         if process is not None:
             try:
-                process.stdin.close()
+                if process.stdin is not None:
+                    process.stdin.close()
             except OSError:
                 pass
             try:
@@ -122,7 +124,7 @@ class WorkerProcess:
         """Wake the child's idle workers: a job was queued."""
         with self._lock:
             process = self._process
-            if process is None or process.poll() is not None:
+            if process is None or process.stdin is None or process.poll() is not None:
                 return
             try:
                 process.stdin.write(b"\n")

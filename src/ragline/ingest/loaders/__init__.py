@@ -22,9 +22,13 @@ if TYPE_CHECKING:
 class Loader(Protocol):
     """Bytes of one file → Documents (or per-record LoaderErrors for record files)."""
 
-    name: str
-    extensions: tuple[str, ...]
-    media_type: str
+    # Read-only: each loader sets them as class attributes.
+    @property
+    def name(self) -> str: ...
+    @property
+    def extensions(self) -> tuple[str, ...]: ...
+    @property
+    def media_type(self) -> str: ...
 
     def load(self, data: bytes, source: str, *, password: str | None = None,
              options: LoadOptions | None = None) -> list[Document | LoaderError]: ...

@@ -36,7 +36,8 @@ class DocxLoader:
             raise LoaderError(source, f"malformed XML in .docx: {exc}") from exc
 
     def _read(self, document: Any, source: str) -> list[Document | LoaderError]:
-        import docx
+        from docx.table import Table
+        from docx.text.paragraph import Paragraph
 
         blocks: list[Block] = []
         path: list[str] = []
@@ -56,7 +57,7 @@ class DocxLoader:
         for child in body.iterchildren():
             tag = child.tag.rsplit("}", 1)[-1]
             if tag == "p":
-                paragraph = docx.text.paragraph.Paragraph(child, document)
+                paragraph = Paragraph(child, document)
                 text = paragraph.text.strip()
                 level = _heading_level(styles.get(child.style, default_style))
                 if level and text:
@@ -66,7 +67,7 @@ class DocxLoader:
                 elif text:
                     lines.append(text)
             elif tag == "tbl":
-                table = docx.table.Table(child, document)
+                table = Table(child, document)
                 for row in table.rows:
                     cells = [c.text.strip() for c in row.cells]
                     if any(cells):

@@ -37,7 +37,7 @@ class EmlLoader:
         if not isinstance(message, EmailMessage) or not (message.keys() or message.get_payload()):
             raise LoaderError(source, "not an email (no headers)")
         subject = _header(message, "subject")
-        metadata = {key.replace("-", "_"): value for key in HEADERS if (value := _header(message, key))}
+        metadata: dict[str, Any] = {key.replace("-", "_"): value for key in HEADERS if (value := _header(message, key))}
         out: list[Document | LoaderError] = []
         body = _body(message, source)
         attachments = self._attachments(message, source, options, depth, subject)
@@ -109,6 +109,8 @@ def _body(message: EmailMessage, source: str) -> str:
         try:
             (document,) = HtmlLoader().load(str(content).encode("utf-8"), source)
         except LoaderError:
+            return ""
+        if isinstance(document, LoaderError):  # an unreadable body, as when raised
             return ""
         return document.text.strip()
     return str(content).strip()

@@ -5,11 +5,15 @@ outline level) split the text into sections, as in .docx."""
 from __future__ import annotations
 
 import zipfile
+from typing import TYPE_CHECKING
 
 from ...errors import LoaderError
 from ...models import Block, Document
 from .archive import open_archive, refuse_declarations
 from .options import LoadOptions
+
+if TYPE_CHECKING:
+    from lxml.etree import _Element
 
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 _NS = {"text": _TEXT, "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -39,7 +43,7 @@ class OdtLoader:
         return [Document(source=source, blocks=blocks, title=title or first_heading, media_type=self.media_type)]
 
 
-def _blocks(content: object) -> tuple[list[Block], str | None]:
+def _blocks(content: _Element) -> tuple[list[Block], str | None]:
     blocks: list[Block] = []
     path: list[str] = []
     lines: list[str] = []
@@ -51,7 +55,7 @@ def _blocks(content: object) -> tuple[list[Block], str | None]:
             blocks.append(Block(text=body, section=" > ".join(path) or None))
         lines.clear()
 
-    for element in content.iter(f"{{{_TEXT}}}h", f"{{{_TEXT}}}p"):  # type: ignore[attr-defined]
+    for element in content.iter(f"{{{_TEXT}}}h", f"{{{_TEXT}}}p"):
         text = " ".join(element.xpath("string()").split())
         if not text:
             continue
@@ -60,13 +64,13 @@ def _blocks(content: object) -> tuple[list[Block], str | None]:
             level = int(element.get(f"{{{_TEXT}}}outline-level") or 1)
             path[:] = path[: max(0, level - 1)] + [text]
             first_heading = first_heading or text
-        elif element.getparent() is None or element.getparent().tag != f"{{{_TEXT}}}p":
+        elif (parent := element.getparent()) is None or parent.tag != f"{{{_TEXT}}}p":
             lines.append(text)
     flush()
     return blocks, first_heading
 
 
-def _xml(data: bytes) -> object:
+def _xml(data: bytes) -> _Element:
     from lxml import etree
 
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)

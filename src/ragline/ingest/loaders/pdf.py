@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import logging
 import re
+from typing import Any
 
 from ...errors import LoaderError
 from ...models import Block, Document
@@ -62,14 +63,14 @@ class _Malformed(Exception):
 MIN_OCR_DPI = 150
 
 
-def _scan_dpi(page: object, wanted: int) -> float:
+def _scan_dpi(page: Any, wanted: int) -> float:  # a pypdfium2 PdfPage (untyped)
     """The resolution to render a text-less page at for OCR: ``wanted``, but no more
     than its scanned image holds: rendering a 200 dpi scan at 300 dpi enlarges its
     speckles into blobs that Tesseract reads as letters (bench/ocr_accuracy.py)."""
     import pypdfium2.raw as pdfium_c
 
     native = []
-    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=2):  # type: ignore[attr-defined]
+    for obj in page.get_objects(filter=(pdfium_c.FPDF_PAGEOBJ_IMAGE,), max_depth=2):
         left, _, right, _ = obj.get_bounds()
         if right - left > 1:
             native.append(obj.get_px_size()[0] / ((right - left) / 72))
@@ -149,7 +150,8 @@ def _read_with_pdfium(data: bytes, source: str, password: str | None) -> tuple[l
     return pages, sections, title
 
 
-def _read_with_pdfminer(data: bytes, source: str, password: str | None, first_error: str):
+def _read_with_pdfminer(data: bytes, source: str, password: str | None,
+                        first_error: str) -> tuple[list[str], dict[int, str], str | None]:
     from pdfminer.high_level import extract_pages
     from pdfminer.layout import LTTextContainer
     from pdfminer.pdfdocument import PDFPasswordIncorrect

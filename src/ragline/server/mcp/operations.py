@@ -7,13 +7,16 @@ owner is refused). Nothing here is MCP-specific: results are plain JSON objects.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...engine import Engine
 from ...errors import NotFoundError
 from ...models import Hit, Scope
 from ...store.types import ApiKeyInfo
 from ..deps import bound_owner
+
+if TYPE_CHECKING:
+    from ..answer import Answer
 
 URI_SCHEME = "ragline"
 
@@ -63,7 +66,9 @@ class Operations:
     def ask(self, who: ApiKeyInfo, question: str, collections: list[str] | None, owner: str | None) -> dict[str, Any]:
         """The server's configured generator answers (a client cannot pick another);
         each citation carries the passage it quotes and the URI to read it again."""
-        answer = self.engine.ask(question, self.scope(who, collections, owner)).to_dict(details=True)
+        # Without stream=True, Engine.ask returns a whole Answer.
+        result = cast("Answer", self.engine.ask(question, self.scope(who, collections, owner)))
+        answer = result.to_dict(details=True)
         sources = {s["n"]: s for s in answer["details"]["sources"]}
         citations = [{**c, "title": sources.get(c["n"], {}).get("title"), "text": sources.get(c["n"], {}).get("text"),
                       "uri": passage_uri(c["doc_id"], c["chunk_id"])} for c in answer["citations"]]

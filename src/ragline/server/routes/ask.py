@@ -21,10 +21,11 @@ router = APIRouter(prefix="/v1", tags=["ask"], responses=responses(401, 422, 503
 SSE_EVENT = {"type": "object", "required": ["data"],
              "properties": {"event": {"type": "string"}, "data": {"type": "string"}, "id": {"type": "string"},
                             "retry": {"type": "integer"}}}
-SSE_DOC = {200: {"description": "The answer; with `stream: true`, server-sent events: `delta` (`{\"text\"}`) …, "
-                                "maybe `restart` (`{\"reason\"}`: discard the text so far), then `done` "
-                                "(the answer object) or `error` (the error shape)",
-                 "content": {"text/event-stream": {"schema": SSE_EVENT}}}}
+SSE_DOC: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The answer; with `stream: true`, server-sent events: `delta` (`{\"text\"}`) …, "
+                         "maybe `restart` (`{\"reason\"}`: discard the text so far), then `done` "
+                         "(the answer object) or `error` (the error shape)",
+          "content": {"text/event-stream": {"schema": SSE_EVENT}}}}
 
 
 def sse(event: str, data: Any) -> str:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...conversations import TurnStream
 from ...models import Scope
-from ...store.conversations import TITLE_MAX_CHARS
+from ...store.conversations import TITLE_MAX_CHARS, MessageInfo
 from ..auth import Tenant
 from ..deps import CollectionPath, Owner, engine, note, note_owner, require_collection
 from ..errors import responses
@@ -108,7 +108,7 @@ def get_conversation(conversation_id: str, request: Request, who: Tenant, owner:
                      last: int | None = Query(default=None, ge=1, le=10000)) -> dict:
     convs = engine(request).conversations
     conv = convs.get(who.tenant, owner, conversation_id)
-    history = convs.messages(who.tenant, owner, conversation_id, last=last)
+    history: list[MessageInfo] = convs.messages(who.tenant, owner, conversation_id, last=last)
     return {**conv.to_dict(), "history": [m.to_dict() for m in history]}
 
 

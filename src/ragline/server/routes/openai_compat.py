@@ -167,6 +167,7 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
     if not body.stream:
         for _ in turn:
             pass
+        assert turn.result is not None  # set by the turn's last (done) event
         answer = turn.result.data
         record_answer(request, question, answer)
         content = answer["answer"] + _sources(answer["citations"])

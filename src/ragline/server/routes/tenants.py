@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import APIRouter, Depends, Request, Response
 
 from ..auth import Tenant, key_cache, require_admin
 from ..deps import engine
 from ..errors import ApiError, not_found, responses
 from ..schemas import KeyIn, KeyList, MeOut, NewKeyOut, TenantIn, TenantList, TenantOut
+
+if TYPE_CHECKING:
+    from ...store.types import ApiKeyInfo
 
 router = APIRouter(prefix="/v1", tags=["tenants"])
 admin = APIRouter(prefix="/v1/tenants", tags=["tenants"], dependencies=[Depends(require_admin)],
@@ -21,7 +26,7 @@ def _tenant_created(request: Request, name: str) -> float:
     return created
 
 
-def _key_out(info) -> dict:  # type: ignore[no-untyped-def]
+def _key_out(info: ApiKeyInfo) -> dict:
     return {"id": info.id, "tenant": info.tenant, "label": info.label, "owner": info.owner, "prefix": info.prefix,
             "created": info.created, "last_used": info.last_used}
 
