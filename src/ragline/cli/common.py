@@ -1,5 +1,6 @@
-"""Shared CLI plumbing: the Typer app, consoles, common options, and the one place
-errors become messages and exit codes (2 bad input, 3 not found, 1 other)."""
+"""Shared CLI plumbing: common options, the engine (local or ``--server``), and the
+one place errors become messages and exit codes (2 bad input, 3 not found, 1 other).
+The Typer app and the consoles live in ``console`` and are re-exported here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
@@ -17,41 +18,11 @@ from ..errors import ConfigError, NotFoundError, RaglineError
 from ..models import Scope
 from ..settings import Settings
 from ..store.types import NAME_PATTERN
+from .console import app, err, out, real_console
+from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
-
-
-class _LazyConsole:
-    """A rich ``Console`` made on first use: ``ragline search --json`` never imports rich
-    (~50 ms of a cold start)."""
-
-    def __init__(self, **options: Any) -> None:
-        self._options = options
-        self._console: Console | None = None
-
-    def get(self) -> Console:
-        """The Console itself, for rich APIs that take one (``with console:`` needs the real object)."""
-        if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(**self._options)
-        return self._console
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.get(), name)
-
-
-def real_console(console: Console) -> Console:
-    """``err`` or ``out`` as a rich Console object."""
-    return console.get() if isinstance(console, _LazyConsole) else console
-
-
-err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
-out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]
+__all__ = ["AsJson", "Collection", "Owner", "Tenant", "app", "engine_from_env", "err", "errors_to_exit",
+           "load_settings", "out", "print_json", "real_console", "scope"]
 
 Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
 Collection = Annotated[list[str] | None, typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
@@ -90,8 +61,6 @@ def engine_from_env(generator: str | None = None, *, warm_up: bool = False) -> I
     named here is configured, not requested (the allow-list binds API tenants).
     ``warm_up``: start loading the embedding model now, in the background (a command
     that will embed: its session is built while the store opens)."""
-    from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
-
     settings = load_settings()
     client = remote_client()
     if generator is not None and client is None:
