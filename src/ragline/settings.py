@@ -328,7 +328,7 @@ class RecordsSettings(BaseModel):
     @field_validator("collection")
     @classmethod
     def _collection_name(cls, value: str) -> str:
-        from .store.types import NAME_PATTERN  # the one definition of a name the API can address
+        from .models import NAME_PATTERN  # the one definition of a name the API can address
 
         if not re.fullmatch(NAME_PATTERN, value):
             raise ValueError(f"records.collection {value[:80]!r} is not a valid collection name")

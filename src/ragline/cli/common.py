@@ -15,9 +15,8 @@ import typer
 
 from ..engine import Engine
 from ..errors import ConfigError, NotFoundError, RaglineError
-from ..models import Scope
+from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, OWNER_RULE, Scope
 from ..settings import Settings
-from ..store.types import NAME_PATTERN
 from .console import app, err, out, real_console
 from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
 
@@ -82,11 +81,10 @@ def scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope
     collections = tuple(collection or ["default"])
     for kind, name in [("tenant", tenant), *(("collection", c) for c in collections)]:
         if not re.fullmatch(NAME_PATTERN, name):
-            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use 1–64 of A–Z a–z 0–9 . _ -, "
-                      "starting with a letter or digit", highlight=False)
+            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use {NAME_RULE}", highlight=False)
             raise typer.Exit(2)
-    if owner is not None and not re.fullmatch(r"[^\x00-\x1f\x7f]{1,128}", owner):
-        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use 1–128 characters, no control characters",
+    if owner is not None and not re.fullmatch(OWNER_PATTERN, owner):
+        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use {OWNER_RULE}",
                   highlight=False)
         raise typer.Exit(2)
     return Scope(tenant, collections, owner)

@@ -9,10 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..conversations.options import AnswerOptions, RAGOptions
 from ..settings import SearchMode
-from ..store.types import JOB_STATES, NAME_PATTERN
-
-OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
-SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
+from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, SOURCE_PATTERN
+from ..store.types import JOB_STATES
 
 # Request limits (docs/api.md). A question's cost (keyword terms, embedding, grounding)
 # grows with its length; chat history is only counted, but must stay bounded too.
@@ -22,7 +20,7 @@ CHAT_TOTAL_MAX_CHARS = 256_000
 CHAT_MAX_MESSAGES = 200
 
 def _name() -> Any:
-    return Field(pattern=NAME_PATTERN, description="1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit")
+    return Field(pattern=NAME_PATTERN, description=NAME_RULE)
 
 
 JobState = Literal[JOB_STATES]  # type: ignore[valid-type]  (each state)

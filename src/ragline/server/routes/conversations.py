@@ -14,12 +14,11 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...conversations import TurnStream
-from ...models import Scope
+from ...models import NAME_PATTERN, OWNER_PATTERN, Scope
 from ...store.conversations import TITLE_MAX_CHARS
 from ..auth import Tenant
 from ..deps import CollectionPath, Owner, engine, note, note_owner, require_collection
 from ..errors import responses
-from ..schemas import NAME_PATTERN, OWNER_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["conversations"], responses=responses(401, 404, 422, 503))
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ...conversations.options import AnswerOptions, RAGOptions
 from ...errors import NotFoundError
+from ...models import NAME_PATTERN, OWNER_PATTERN
 from ..auth import Tenant
 from ..deps import engine, note, require_collection, scope_for
 from ..errors import ApiError, map_exception, responses
@@ -25,8 +26,6 @@ from ..schemas import (
     CHAT_MAX_MESSAGES,
     CHAT_MESSAGE_MAX_CHARS,
     CHAT_TOTAL_MAX_CHARS,
-    NAME_PATTERN,
-    OWNER_PATTERN,
     QUESTION_MAX_CHARS,
     CitationOut,
 )

@@ -16,13 +16,12 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
-from ...models import Scope
+from ...models import OWNER_PATTERN, Scope
 from ...records.importers import IMPORTERS, ImportOptions
 from ...records.model import FLOWS, GROUPS, Transaction, TransactionQuery, plain
 from ..auth import Principal, Tenant
 from ..deps import Owner, check_storage_quota, engine, note, note_owner
 from ..errors import ApiError, responses
-from ..schemas import OWNER_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["transactions"], responses=responses(401, 422, 503))
 

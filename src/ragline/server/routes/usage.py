@@ -9,10 +9,10 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
+from ...models import NAME_PATTERN
 from ..auth import Tenant
 from ..deps import engine, scope_for
 from ..errors import ApiError, responses
-from ..schemas import NAME_PATTERN
 
 router = APIRouter(prefix="/v1/usage", tags=["usage"], responses=responses(401, 422, 503))
 
