@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -113,7 +113,11 @@ class SearchSettings(BaseModel):
 class LimitSettings(BaseModel):
     """Guards against hostile files: each file is parsed in a child process."""
 
-    max_file_mb: float = Field(default=100.0, gt=0)
+    # The largest file the parser reads, however it came (CLI ingest, sync, an upload's job):
+    # larger ones are refused unread. ``max_file_mb`` (RAGLINE_LIMITS__MAX_FILE_MB) is its
+    # deprecated name, still read.
+    max_parse_file_mb: float = Field(default=100.0, gt=0,
+                                     validation_alias=AliasChoices("max_parse_file_mb", "max_file_mb"))
     parse_timeout_s: float = Field(default=120.0, gt=0)
     parse_memory_mb: int = Field(default=4096, ge=256)
     # What one file may expand to (upload bytes say little: a 477 KB .docx held 200,000
@@ -209,7 +213,10 @@ class ServerSettings(BaseModel):
     request_queue_per_tenant: int = Field(default=64, ge=1, le=10_000)  # waiting beyond this: 429 busy
     # Below this free space where data and uploads are written, readiness fails and uploads get 507.
     min_free_mb: float = Field(default=64.0, ge=0)
-    max_file_mb: float = Field(default=50.0, gt=0)
+    # One uploaded file, and one upload request, refused (413) above these before anything is
+    # queued. ``max_file_mb`` (RAGLINE_SERVER__MAX_FILE_MB) is the deprecated name of the first.
+    max_upload_file_mb: float = Field(default=50.0, gt=0,
+                                      validation_alias=AliasChoices("max_upload_file_mb", "max_file_mb"))
     max_request_mb: float = Field(default=200.0, gt=0)
     # On SIGTERM, requests in flight get this long to finish before they are cancelled.
     shutdown_timeout_s: int = Field(default=5, ge=0, le=600)

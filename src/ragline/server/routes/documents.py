@@ -83,7 +83,7 @@ def upload_documents(request: Request, name: CollectionPath,
                                      "finish, never in job records or logs")] = None) -> dict:
     """Upload files; each becomes a background job (202 at once). Creates the collection if needed.
     Every file is checked (name, type, size) before any is kept or queued."""
-    checked = _check_files(files, request.app.state.settings.server.max_file_mb * 1024 * 1024)
+    checked = _check_files(files, request.app.state.settings.server.max_upload_file_mb * 1024 * 1024)
     check_storage_quota(request, who, len(checked))
     scope = scope_for(request, who, name, owner)
     engine(request).collection(scope)

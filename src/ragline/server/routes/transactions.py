@@ -133,7 +133,7 @@ def import_transactions(
 ) -> dict:
     """Import a statement file now; malformed rows are skipped and listed in ``failed``."""
     scope = _scope(request, who, owner)
-    limit = request.app.state.settings.server.max_file_mb * 1024 * 1024
+    limit = request.app.state.settings.server.max_upload_file_mb * 1024 * 1024
     if file.size is not None and file.size > limit:
         raise ApiError(413, "payload_too_large", f"the file is over the {limit / 1e6:.1f} MB limit")
     try:
