@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import re
 import threading
 import time
@@ -34,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ..store.types import ApiKeyInfo
 from .disk import check_free_space
-from .errors import ApiError, log, map_exception
+from .errors import ApiError, error_json, log, map_exception
 from .quotas import quotas_of
 
 tenant_bearer = HTTPBearer(auto_error=False, scheme_name="TenantKey",
@@ -280,7 +279,7 @@ async def _refuse(exc: Exception, state: dict[str, Any], send: Send) -> None:
                (b"connection", b"close")]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
                 for k, v in (getattr(exc, "headers", None) or {}).items()]
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    body = error_json(code, message)
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
