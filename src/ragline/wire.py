@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["Answer", "Citation", "Collection", "Document", "Hit", "Job", "JobProgress", "Me", "Passage",
-           "SearchResult"]
+__all__ = ["Answer", "Citation", "Collection", "Conversation", "Document", "Hit", "Job", "JobProgress", "Match",
+           "Me", "Passage", "SearchResult"]
 
 
 class Me(BaseModel):
@@ -134,3 +134,25 @@ class Answer(BaseModel):
     grounding: Any = None
     context: dict[str, Any] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Conversation(BaseModel):
+    id: str
+    title: str
+    owner: str | None
+    collections: list[str]
+    created: float
+    updated: float
+    messages: int
+
+
+class Match(BaseModel):
+    level: str
+    id: str
+    doc_id: str
+    source: str
+    title: str | None
+    page: int | None
+    preview: str
+    match_count: int
+    last_matched_at: float | None

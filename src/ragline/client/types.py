@@ -69,14 +69,7 @@ class Answer(wire.Answer, _Result):
     conversation_id: str | None = None
 
 
-class Conversation(_Result):
-    id: str
-    title: str
-    owner: str | None = None
-    collections: list[str] = Field(default_factory=list)
-    created: float
-    updated: float
-    messages: int = 0
+class Conversation(wire.Conversation, _Result):
     history: list[dict[str, Any]] | None = None  # with ``conversation(id)``: the messages, oldest first
 
 
@@ -97,18 +90,8 @@ class Usage(_Result):
     by_day: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class Match(_Result):
+class Match(wire.Match, _Result):
     """A chunk or document with how often searches and answers returned it."""
-
-    level: str
-    id: str
-    doc_id: str
-    source: str
-    title: str | None = None
-    page: int | None = None
-    preview: str = ""
-    match_count: int = 0
-    last_matched_at: float | None = None
 
 
 # -- streamed answers (``ask_stream``) ----------------------------------------

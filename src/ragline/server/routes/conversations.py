@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import wire
 from ...conversations import TurnStream
 from ...models import NAME_PATTERN, OWNER_PATTERN, Scope
 from ...store.conversations import TITLE_MAX_CHARS
@@ -49,14 +50,8 @@ class ConversationPatch(BaseModel):
     title: str = Field(min_length=1, max_length=TITLE_MAX_CHARS)
 
 
-class ConversationOut(BaseModel):
-    id: str
-    title: str
-    owner: str | None
-    collections: list[str]
-    created: float
-    updated: float
-    messages: int
+class ConversationOut(wire.Conversation):
+    pass
 
 
 class MessageOut(BaseModel):
