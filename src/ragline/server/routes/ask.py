@@ -89,7 +89,6 @@ def ask(body: AskIn, request: Request, who: Tenant) -> Any:
                     yield sse("restart", {"reason": event.get("reason", "")})
                 elif event.get("type") == "done":
                     answer = event["answer"]
-                    answer = answer.to_dict() if hasattr(answer, "to_dict") else answer
                     record_answer(request, body.question, answer)
                     yield sse("done", answer)
         except Exception as exc:  # noqa: BLE001 — the status line is sent; report in-band

@@ -192,7 +192,6 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
                     yield chunk({"content": f"\n\n(answer restarted: {event.get('reason', '')})\n\n"})
                 elif event.get("type") == "done":
                     answer = event["answer"]
-                    answer = answer.to_dict() if hasattr(answer, "to_dict") else answer
                     record_answer(request, question, answer)
                     sources = _sources(answer["citations"])
                     if sources:
