@@ -24,7 +24,7 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -35,6 +35,10 @@ from ..store.types import ApiKeyInfo
 from .disk import check_free_space
 from .errors import ApiError, error_json, log, map_exception
 from .quotas import quotas_of
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import Settings
 
 tenant_bearer = HTTPBearer(auto_error=False, scheme_name="TenantKey",
                            description="A tenant API key (`ragline key create --tenant NAME [--owner USER]`)")
@@ -72,7 +76,7 @@ def _is_admin_path(path: str) -> bool:
     return path == "/v1/tenants" or path.startswith("/v1/tenants/")
 
 
-def check_admin_key(settings: Any, given: str) -> None:
+def check_admin_key(settings: Settings, given: str) -> None:
     """The configured admin key, compared in constant time (401 otherwise)."""
     admin_key = settings.server.admin_key
     if not admin_key:
@@ -81,7 +85,7 @@ def check_admin_key(settings: Any, given: str) -> None:
         raise _unauthorized("invalid admin key")
 
 
-def authenticate(engine: Any, secret: str | None) -> ApiKeyInfo:
+def authenticate(engine: Engine, secret: str | None) -> ApiKeyInfo:
     """The live key for ``secret`` (a store read, never a write), or 401."""
     if not secret:
         raise _unauthorized("missing API key: send 'Authorization: Bearer <key>'")
