@@ -6,6 +6,16 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""Tenant and collection names: what the API can address in a URL path."""
+NAME_RULE = "1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit"
+"""``NAME_PATTERN`` in words, for messages and the API's descriptions."""
+OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
+"""Owner names (a user inside a tenant): any text but control characters."""
+OWNER_RULE = "1–128 characters, no control characters"
+SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
+"""A document's name given over the API: no control characters and no path separators."""
+
 
 def content_hash(text: str) -> str:
     """Stable hash of text content (hex sha256)."""

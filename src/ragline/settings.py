@@ -3,7 +3,15 @@
 Sources, highest first: explicit arguments, ``RAGLINE_*`` environment variables
 (nested with ``__``, e.g. ``RAGLINE_CHUNKING__SIZE=800``), a TOML file
 (``RAGLINE_CONFIG`` or ``./ragline.toml``), then the defaults below.
-Nothing below this module reads ``os.environ``.
+
+ragline's own settings are read only here. Three modules below read ``os.environ``
+for something else: ``embed/registry.py`` and ``answer/generators/base.py`` read the
+providers' conventional variables (``OPENAI_API_KEY``, ``OLLAMA_HOST``…) where a
+provider is built, as its own tools do (their ``env`` argument replaces them in
+tests); ``cli/__init__.py`` peeks at ``RAGLINE_EMBEDDER__NAME`` before any settings
+exist, only to start importing ONNX Runtime early (a guess the settings overrule).
+Child processes inherit the environment (``children.py``, ``eval/bench.py``) and
+build their settings from it here.
 """
 
 from __future__ import annotations
@@ -15,7 +23,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -113,7 +121,11 @@ class SearchSettings(BaseModel):
 class LimitSettings(BaseModel):
     """Guards against hostile files: each file is parsed in a child process."""
 
-    max_file_mb: float = Field(default=100.0, gt=0)
+    # The largest file the parser reads, however it came (CLI ingest, sync, an upload's job):
+    # larger ones are refused unread. ``max_file_mb`` (RAGLINE_LIMITS__MAX_FILE_MB) is its
+    # deprecated name, still read.
+    max_parse_file_mb: float = Field(default=100.0, gt=0,
+                                     validation_alias=AliasChoices("max_parse_file_mb", "max_file_mb"))
     parse_timeout_s: float = Field(default=120.0, gt=0)
     parse_memory_mb: int = Field(default=4096, ge=256)
     # What one file may expand to (upload bytes say little: a 477 KB .docx held 200,000
@@ -209,7 +221,10 @@ class ServerSettings(BaseModel):
     request_queue_per_tenant: int = Field(default=64, ge=1, le=10_000)  # waiting beyond this: 429 busy
     # Below this free space where data and uploads are written, readiness fails and uploads get 507.
     min_free_mb: float = Field(default=64.0, ge=0)
-    max_file_mb: float = Field(default=50.0, gt=0)
+    # One uploaded file, and one upload request, refused (413) above these before anything is
+    # queued. ``max_file_mb`` (RAGLINE_SERVER__MAX_FILE_MB) is the deprecated name of the first.
+    max_upload_file_mb: float = Field(default=50.0, gt=0,
+                                      validation_alias=AliasChoices("max_upload_file_mb", "max_file_mb"))
     max_request_mb: float = Field(default=200.0, gt=0)
     # On SIGTERM, requests in flight get this long to finish before they are cancelled.
     shutdown_timeout_s: int = Field(default=5, ge=0, le=600)
@@ -328,7 +343,7 @@ class RecordsSettings(BaseModel):
     @field_validator("collection")
     @classmethod
     def _collection_name(cls, value: str) -> str:
-        from .store.types import NAME_PATTERN  # the one definition of a name the API can address
+        from .models import NAME_PATTERN  # the one definition of a name the API can address
 
         if not re.fullmatch(NAME_PATTERN, value):
             raise ValueError(f"records.collection {value[:80]!r} is not a valid collection name")

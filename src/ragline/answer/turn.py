@@ -15,13 +15,12 @@ from typing import Any
 
 from ..errors import GeneratorError
 from ..models import Hit, Scope
+from ..retrieve.fusion import reciprocal_rank_fusion
 from ..retrieve.search import SearchResult
 
 log = logging.getLogger(__name__)
 
 CARRY_WEIGHT = 1.0  # weight of the carried-sources list in the fused ranking (conversations.followup)
-
-RRF_K = 60
 GENERAL_NOTE = "Not from your documents: nothing relevant was found there, so this is a general answer."
 GENERAL_SYSTEM = """You are a helpful assistant. The user's documents hold nothing relevant to this question, \
 so answer briefly from general knowledge. Say plainly when you are not sure. Do not invent citations."""
@@ -31,15 +30,12 @@ def fuse_carried(main: list[Hit], carried: list[Hit], weight: float = CARRY_WEIG
                  k: int | None = None) -> list[Hit]:
     """Reciprocal-rank fusion of the main ranking with the carried documents' ranking
     (weight ``weight``): a passage in both rises, one in the carried list only enters."""
-    scores: dict[str, float] = {}
     by_id: dict[str, Hit] = {}
-    for rank, hit in enumerate(main):
-        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + 1.0 / (RRF_K + rank)
+    for hit in [*main, *carried]:
         by_id.setdefault(hit.chunk_id, hit)
-    for rank, hit in enumerate(carried):
-        scores[hit.chunk_id] = scores.get(hit.chunk_id, 0.0) + weight / (RRF_K + rank)
-        by_id.setdefault(hit.chunk_id, hit)
-    order = sorted(scores, key=lambda cid: -scores[cid])
+    fused = reciprocal_rank_fusion([[(h.chunk_id, h.score) for h in main], [(h.chunk_id, h.score) for h in carried]],
+                                   weights=[1.0, weight])
+    order = [cid for cid, _ in fused]
     return [by_id[cid] for cid in order[:k or len(order)]]
 
 

@@ -1,5 +1,6 @@
-"""Shared CLI plumbing: the Typer app, consoles, common options, and the one place
-errors become messages and exit codes (2 bad input, 3 not found, 1 other)."""
+"""Shared CLI plumbing: common options, the engine (local or ``--server``), and the
+one place errors become messages and exit codes (2 bad input, 3 not found, 1 other).
+The Typer app and the consoles live in ``console`` and are re-exported here."""
 
 from __future__ import annotations
 
@@ -8,50 +9,19 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from ..engine import Engine
 from ..errors import ConfigError, NotFoundError, RaglineError
-from ..models import Scope
+from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, OWNER_RULE, Scope
 from ..settings import Settings
-from ..store.types import NAME_PATTERN
+from .console import app, err, out, real_console
+from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-app = typer.Typer(help="ragline: offline-first retrieval-augmented generation.", no_args_is_help=True,
-                  add_completion=False, pretty_exceptions_enable=False)
-
-
-class _LazyConsole:
-    """A rich ``Console`` made on first use: ``ragline search --json`` never imports rich
-    (~50 ms of a cold start)."""
-
-    def __init__(self, **options: Any) -> None:
-        self._options = options
-        self._console: Console | None = None
-
-    def get(self) -> Console:
-        """The Console itself, for rich APIs that take one (``with console:`` needs the real object)."""
-        if self._console is None:
-            from rich.console import Console
-
-            self._console = Console(**self._options)
-        return self._console
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.get(), name)
-
-
-def real_console(console: Console) -> Console:
-    """``err`` or ``out`` as a rich Console object."""
-    return console.get() if isinstance(console, _LazyConsole) else console
-
-
-err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
-out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]
+__all__ = ["AsJson", "Collection", "Owner", "Tenant", "app", "engine_from_env", "err", "errors_to_exit",
+           "load_settings", "out", "print_json", "real_console", "scope"]
 
 Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
 Collection = Annotated[list[str] | None, typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
@@ -90,8 +60,6 @@ def engine_from_env(generator: str | None = None, *, warm_up: bool = False) -> I
     named here is configured, not requested (the allow-list binds API tenants).
     ``warm_up``: start loading the embedding model now, in the background (a command
     that will embed: its session is built while the store opens)."""
-    from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
-
     settings = load_settings()
     client = remote_client()
     if generator is not None and client is None:
@@ -113,11 +81,10 @@ def scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope
     collections = tuple(collection or ["default"])
     for kind, name in [("tenant", tenant), *(("collection", c) for c in collections)]:
         if not re.fullmatch(NAME_PATTERN, name):
-            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use 1–64 of A–Z a–z 0–9 . _ -, "
-                      "starting with a letter or digit", highlight=False)
+            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use {NAME_RULE}", highlight=False)
             raise typer.Exit(2)
-    if owner is not None and not re.fullmatch(r"[^\x00-\x1f\x7f]{1,128}", owner):
-        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use 1–128 characters, no control characters",
+    if owner is not None and not re.fullmatch(OWNER_PATTERN, owner):
+        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use {OWNER_RULE}",
                   highlight=False)
         raise typer.Exit(2)
     return Scope(tenant, collections, owner)

@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..models import Hit, Scope
 from ..retrieve.search import SearchResult
 from ..settings import Settings
-from .common import app, err
+from .console import app, err
 
 if TYPE_CHECKING:  # the client (httpx) is imported only when --server is given
     from ..client import Client

@@ -10,7 +10,8 @@ import typer
 from rich.table import Table
 
 from ..errors import StoreUnavailableError
-from ..store.types import JOB_STATES, NAME_PATTERN
+from ..models import NAME_PATTERN, OWNER_PATTERN, OWNER_RULE
+from ..store.types import JOB_STATES
 from .common import AsJson, app, err, load_settings, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
@@ -90,10 +91,8 @@ def key_create(
         "(shared documents plus the user's own); naming another owner is refused."))] = None,
 ) -> None:
     """Create an API key for a tenant and print it (shown only once) alone on stdout."""
-    from ..server.schemas import OWNER_PATTERN
-
     if owner is not None and not re.match(OWNER_PATTERN, owner):
-        err.print(f"[red]error:[/red] invalid owner {owner!r}: 1–128 characters, no control characters")
+        err.print(f"[red]error:[/red] invalid owner {owner!r}: {OWNER_RULE}")
         raise typer.Exit(2)
     with _engine() as engine:
         if engine.tenant_created(tenant) is None:

@@ -1,7 +1,9 @@
 """Typed results of the REST API, as the client reads them (shapes in docs/api.md).
 
-Every model keeps fields the server adds later (``extra="allow"``), so an older
-client still reads a newer server; ``model_dump()`` gives back the JSON object."""
+The shapes the server declares too are defined once in ``ragline.wire`` and
+subclassed here. Every model keeps fields the server adds later
+(``extra="allow"``), so an older client still reads a newer server;
+``model_dump()`` gives back the JSON object."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .. import wire
 
 FINISHED_STATES = ("indexed", "failed")
 """Job states after which nothing more happens to a job."""
@@ -18,138 +22,54 @@ class _Result(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
-class Me(_Result):
-    tenant: str
-    key_id: str
-    owner: str | None = None
+class Me(wire.Me, _Result):
+    pass
 
 
-class Collection(_Result):
-    name: str
-    model: str
-    dimension: int
-    chunking: dict[str, Any] = Field(default_factory=dict)
-    language: str | None = None
-    documents: int = 0
-    chunks: int = 0
-    created: float | None = None
+class Collection(wire.Collection, _Result):
+    pass
 
 
-class JobProgress(_Result):
-    done: int = 0
-    total: int = 0
+JobProgress = wire.JobProgress
 
 
-class Job(_Result):
-    """An ingestion job: ``state`` runs queued → parsing → embedding → indexed, or failed."""
-
-    id: str
-    collection: str
-    document_id: str
-    source: str
-    owner: str | None = None
-    kind: str = "file"
-    state: str
-    progress: JobProgress = Field(default_factory=JobProgress)
-    eta_s: float | None = None
-    error: str | None = None
-    tries: int = 0
+class Job(wire.Job, _Result):
+    """An ingestion job: ``state`` runs queued → parsing → embedding → indexed, or failed.
+    (Its timestamps, ``created`` … ``finished``, are kept as extra fields: ``finished``
+    here says whether the job is over.)"""
 
     @property
     def finished(self) -> bool:
         return self.state in FINISHED_STATES
 
 
-class Document(_Result):
-    id: str
-    collection: str
-    source: str
-    title: str | None = None
-    media_type: str | None = None
-    owner: str | None = None
-    state: str
-    error: str | None = None
-    chunks: int = 0
-    metadata: dict[str, Any] = Field(default_factory=dict)
-    created: float | None = None
-    updated: float | None = None  # when its content last changed
-    job: Job | None = None
+class Document(wire.Document, _Result):
+    job: Job | None
 
 
-class Hit(_Result):
+class Hit(wire.Hit, _Result):
     """One search result; ``metadata`` is the document's own metadata only."""
 
-    chunk_id: str
-    doc_id: str
-    source: str
-    score: float
-    text: str
-    collection: str
-    title: str | None = None
-    page: int | None = None
-    section: str | None = None
-    position: int = 0
-    start: int = 0
-    end: int = 0
-    owner: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
 
-
-class SearchResult(_Result):
+class SearchResult(wire.SearchResult, _Result):
     hits: list[Hit]
-    mode: str
-    degraded: str | None = None
-    timings_ms: dict[str, float] = Field(default_factory=dict)
 
 
-class Passage(_Result):
+class Passage(wire.Passage, _Result):
     """One stored chunk: what a citation points at."""
 
-    id: str
-    doc_id: str
-    collection: str
-    source: str
-    title: str | None = None
-    text: str
-    page: int | None = None
-    section: str | None = None
-    position: int = 0
-    start: int = 0
-    end: int = 0
+
+Citation = wire.Citation
 
 
-class Citation(_Result):
-    n: int
-    chunk_id: str
-    doc_id: str
-    source: str
-    page: int | None = None
-    score: float | None = None
-
-
-class Answer(_Result):
+class Answer(wire.Answer, _Result):
     """A grounded answer (the object ``ragline ask --json`` prints): text with [n]
     markers, the citations they refer to, and how it was made."""
 
-    answer: str
-    citations: list[Citation] = Field(default_factory=list)
-    abstained: bool = False
-    generator: str | None = None
-    fallback_reason: str | None = None
-    grounding: Any = None
-    context: dict[str, Any] | None = None
-    timings_ms: dict[str, float] = Field(default_factory=dict)
     conversation_id: str | None = None
 
 
-class Conversation(_Result):
-    id: str
-    title: str
-    owner: str | None = None
-    collections: list[str] = Field(default_factory=list)
-    created: float
-    updated: float
-    messages: int = 0
+class Conversation(wire.Conversation, _Result):
     history: list[dict[str, Any]] | None = None  # with ``conversation(id)``: the messages, oldest first
 
 
@@ -170,18 +90,8 @@ class Usage(_Result):
     by_day: list[dict[str, Any]] = Field(default_factory=list)
 
 
-class Match(_Result):
+class Match(wire.Match, _Result):
     """A chunk or document with how often searches and answers returned it."""
-
-    level: str
-    id: str
-    doc_id: str
-    source: str
-    title: str | None = None
-    page: int | None = None
-    preview: str = ""
-    match_count: int = 0
-    last_matched_at: float | None = None
 
 
 # -- streamed answers (``ask_stream``) ----------------------------------------

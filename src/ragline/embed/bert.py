@@ -301,11 +301,6 @@ class BertEmbedder:
             write_atomic(cached, data)
         return data
 
-    def _model_bytes(self, model_dir: Path, cfg: dict) -> bytes:
-        """The serialized graph ORT runs (for tools and tests)."""
-        source = self._model_source(model_dir, cfg)
-        return Path(source).read_bytes() if isinstance(source, str) else source
-
     def _make_session(self, model_dir: Path, cfg: dict):
         import onnxruntime as ort
 

@@ -126,7 +126,7 @@ class ParserSandbox:
                options: LoadOptions) -> list[Document | LoaderError]:
         max_chars = self.limits.max_extracted_chars
         request = {"path": str(path), "source": source, "password": password,
-                   "max_bytes": int(self.limits.max_file_mb * 1024 * 1024), "max_chars": max_chars,
+                   "max_bytes": int(self.limits.max_parse_file_mb * 1024 * 1024), "max_chars": max_chars,
                    "options": options.to_wire()}
         worker = self._ready_worker(source)
         try:

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -34,8 +33,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..store.types import ApiKeyInfo
 from .disk import check_free_space
-from .errors import ApiError, log, map_exception
+from .errors import ApiError, error_json, log, map_exception
 from .quotas import quotas_of
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+    from ..settings import Settings
 
 tenant_bearer = HTTPBearer(auto_error=False, scheme_name="TenantKey",
                            description="A tenant API key (`ragline key create --tenant NAME [--owner USER]`)")
@@ -73,7 +76,7 @@ def _is_admin_path(path: str) -> bool:
     return path == "/v1/tenants" or path.startswith("/v1/tenants/")
 
 
-def check_admin_key(settings: Any, given: str) -> None:
+def check_admin_key(settings: Settings, given: str) -> None:
     """The configured admin key, compared in constant time (401 otherwise)."""
     admin_key = settings.server.admin_key
     if not admin_key:
@@ -82,7 +85,7 @@ def check_admin_key(settings: Any, given: str) -> None:
         raise _unauthorized("invalid admin key")
 
 
-def authenticate(engine: Any, secret: str | None) -> ApiKeyInfo:
+def authenticate(engine: Engine, secret: str | None) -> ApiKeyInfo:
     """The live key for ``secret`` (a store read, never a write), or 401."""
     if not secret:
         raise _unauthorized("missing API key: send 'Authorization: Bearer <key>'")
@@ -280,7 +283,7 @@ async def _refuse(exc: Exception, state: dict[str, Any], send: Send) -> None:
                (b"connection", b"close")]
     headers += [(k.lower().encode("latin-1"), v.encode("latin-1"))
                 for k, v in (getattr(exc, "headers", None) or {}).items()]
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    body = error_json(code, message)
     headers.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -17,11 +17,10 @@ from pydantic import BaseModel
 
 from ..engine import Engine
 from ..errors import NotFoundError
-from ..models import Scope
+from ..models import NAME_PATTERN, OWNER_PATTERN, Scope
 from .auth import Principal, Tenant
 from .errors import ApiError
 from .quotas import quotas_of
-from .schemas import NAME_PATTERN, OWNER_PATTERN
 
 
 def request_owner(request: Request, who: Tenant,

@@ -1,9 +1,13 @@
 """The API's one error shape, ``{"error": {"code", "message"}}``, and the mapping
-from ragline's error tree (and the framework's) to HTTP statuses. Nothing else in
-the server builds error responses, and no stack trace ever reaches a client."""
+from ragline's error tree (and the framework's) to HTTP statuses. Every error body
+the server sends is built by ``error_body`` here: the handlers' responses, the
+middlewares' raw ASGI refusals (``auth.py``, ``observe.py``) and the in-band errors
+of streamed answers (``routes/ask.py``, ``routes/openai_compat.py``). No stack
+trace ever reaches a client."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -55,8 +59,18 @@ def not_found(what: str) -> ApiError:
     return ApiError(404, "not_found", f"{what} not found")
 
 
+def error_body(code: str, message: str) -> dict[str, dict[str, str]]:
+    """The error shape as a JSON-ready dict."""
+    return {"error": {"code": code, "message": message}}
+
+
+def error_json(code: str, message: str) -> bytes:
+    """The error shape as the bytes of a response body (for middlewares that send raw ASGI messages)."""
+    return json.dumps(error_body(code, message)).encode()
+
+
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+    return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",

@@ -18,6 +18,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..tracing import span
+from .errors import error_json
 from .metrics import UNMATCHED_ROUTE, Metrics
 
 log = logging.getLogger("ragline.server")
@@ -133,7 +134,7 @@ class RequestObserver:
 
 
 async def _send_error(send: Send, status: int, code: str, message: str, request_id: str) -> None:
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+    body = error_json(code, message)
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                             (b"x-request-id", request_id.encode()), (b"connection", b"close")]})

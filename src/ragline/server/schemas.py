@@ -1,5 +1,7 @@
 """Request and response bodies of the REST API (the OpenAPI schema is built from
-these). Shapes follow the CLI's ``--json`` output where both exist."""
+these). Shapes follow the CLI's ``--json`` output where both exist; the response
+shapes the Python client reads too are defined once in ``ragline.wire`` and
+subclassed here under their schema names."""
 
 from __future__ import annotations
 
@@ -7,12 +9,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import wire
 from ..conversations.options import AnswerOptions, RAGOptions
 from ..settings import SearchMode
-from ..store.types import JOB_STATES, NAME_PATTERN
-
-OWNER_PATTERN = r"^[^\x00-\x1f\x7f]{1,128}$"
-SOURCE_PATTERN = r"^[^\x00-\x1f\x7f/\\]{1,255}$"
+from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, SOURCE_PATTERN
+from ..store.types import JOB_STATES
 
 # Request limits (docs/api.md). A question's cost (keyword terms, embedding, grounding)
 # grows with its length; chat history is only counted, but must stay bounded too.
@@ -22,7 +23,7 @@ CHAT_TOTAL_MAX_CHARS = 256_000
 CHAT_MAX_MESSAGES = 200
 
 def _name() -> Any:
-    return Field(pattern=NAME_PATTERN, description="1–64 of A–Z a–z 0–9 . _ -, starting with a letter or digit")
+    return Field(pattern=NAME_PATTERN, description=NAME_RULE)
 
 
 JobState = Literal[JOB_STATES]  # type: ignore[valid-type]  (each state)
@@ -72,10 +73,8 @@ class KeyList(BaseModel):
     keys: list[KeyOut]
 
 
-class MeOut(BaseModel):
-    tenant: str
-    key_id: str
-    owner: str | None = Field(default=None, description="The owner the key is bound to (absent: any)")
+class MeOut(wire.Me):
+    pass
 
 
 # -- collections -------------------------------------------------------------
@@ -97,15 +96,8 @@ class CollectionIn(_Strict):
                                  "'spanish' or 'es'); default: the server's, else detected from the first document")
 
 
-class CollectionOut(BaseModel):
-    name: str
-    model: str
-    dimension: int
-    chunking: dict[str, Any]
-    language: str | None = None  # None until the first document decides it
-    documents: int
-    chunks: int
-    created: float
+class CollectionOut(wire.Collection):
+    pass
 
 
 class CollectionList(BaseModel):
@@ -113,23 +105,12 @@ class CollectionList(BaseModel):
 
 
 # -- jobs and documents ------------------------------------------------------
-class JobProgress(BaseModel):
-    done: int
-    total: int
+JobProgress = wire.JobProgress
 
 
-class JobOut(BaseModel):
-    id: str
-    collection: str
-    document_id: str
-    source: str
-    owner: str | None
+class JobOut(wire.Job):
     kind: Literal["file", "text"]
     state: JobState
-    progress: JobProgress
-    eta_s: float | None = Field(description="Seconds left, estimated from the rate so far")
-    error: str | None
-    tries: int
     created: float
     updated: float
     started: float | None
@@ -140,19 +121,8 @@ class JobList(BaseModel):
     jobs: list[JobOut]
 
 
-class DocumentOut(BaseModel):
-    id: str
-    collection: str
-    source: str
-    title: str | None
-    media_type: str | None
-    owner: str | None
+class DocumentOut(wire.Document):
     state: JobState
-    error: str | None
-    chunks: int
-    metadata: dict[str, Any]
-    created: float | None
-    updated: float | None
     job: JobOut | None
 
 
@@ -173,20 +143,8 @@ class TextDocumentsIn(_Strict):
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
 
 
-class ChunkOut(BaseModel):
+class ChunkOut(wire.Passage):
     """One stored passage (what a citation points at)."""
-
-    id: str
-    doc_id: str
-    collection: str
-    source: str
-    title: str | None
-    text: str
-    page: int | None
-    section: str | None
-    position: int
-    start: int
-    end: int
 
 
 # -- search and ask ----------------------------------------------------------
@@ -213,30 +171,12 @@ class SearchIn(_Retrieval):
     max_matches: int | None = Field(default=None, ge=0, description="Keep hits returned at most this often")
 
 
-class HitOut(BaseModel):
-    chunk_id: str
-    doc_id: str
-    source: str
-    score: float
-    text: str
-    collection: str
-    title: str | None
-    page: int | None
-    section: str | None
-    position: int
-    start: int
-    end: int
-    owner: str | None
-    metadata: dict[str, Any] = Field(description="The document's user metadata only")
-    match_count: int = Field(default=0, description="Times returned before (search hits and answer sources)")
-    last_matched_at: float | None = None
+class HitOut(wire.Hit):
+    pass
 
 
-class SearchOut(BaseModel):
+class SearchOut(wire.SearchResult):
     hits: list[HitOut]
-    mode: str
-    degraded: str | None
-    timings_ms: dict[str, float]
 
 
 class AskIn(_Retrieval):
@@ -252,28 +192,14 @@ class AskIn(_Retrieval):
     options: AnswerOptions | None = Field(default=None, description="This request's answer bounds and switches")
 
 
-class CitationOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    n: int
-    chunk_id: str
-    doc_id: str
-    source: str
-    page: int | None = None
-    score: float | None = None
+class CitationOut(wire.Citation):
+    pass
 
 
-class AskOut(BaseModel):
+class AskOut(wire.Answer):
     """The answer object (same as ``ragline ask --json``)."""
 
-    model_config = ConfigDict(extra="allow")
-    answer: str
     citations: list[CitationOut]
-    abstained: bool
-    generator: str | None = None
-    fallback_reason: str | None = None
-    grounding: Any = None
-    context: dict[str, Any] | None = None
-    timings_ms: dict[str, float] = Field(default_factory=dict)
 
 
 # -- health ------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import IO, Any
 
 from ..errors import DiskFullError
 from ..models import Block, Document, Scope, content_hash, document_id
-from ..store.types import NAME_PATTERN
+from ..models import NAME_PATTERN
 
 _SAFE = re.compile(NAME_PATTERN)
 TEXT_FILE = "document.json"

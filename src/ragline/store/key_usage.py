@@ -17,6 +17,7 @@ import logging
 import threading
 import time
 
+from ..flusher import Flusher
 from .base import Admin
 
 log = logging.getLogger(__name__)
@@ -29,20 +30,16 @@ class KeyUsage:
 
     def __init__(self, admin: Admin, every_s: float = FLUSH_EVERY_S) -> None:
         self._admin = admin
-        self._every = every_s
         self._pending: dict[str, float] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._flusher = Flusher(self.flush, every_s, "ragline-key-usage")
 
     def note(self, key_id: str, when: float | None = None) -> None:
         """Record a use (never blocks on the store); starts the flusher on first use."""
         when = time.time() if when is None else when
         with self._lock:
             self._pending[key_id] = max(when, self._pending.get(key_id, 0.0))
-            if self._thread is None and not self._stop.is_set():
-                self._thread = threading.Thread(target=self._run, name="ragline-key-usage", daemon=True)
-                self._thread.start()
+        self._flusher.start()
 
     def pending(self, key_id: str) -> float | None:
         """A use noted but not written yet, for listings that should not look stale."""
@@ -66,14 +63,6 @@ class KeyUsage:
                     del self._pending[key_id]
         return True
 
-    def _run(self) -> None:
-        while not self._stop.wait(self._every):
-            self.flush()
-
     def close(self, timeout: float = 5.0) -> None:
         """Stop the flusher and write what is pending one last time (failures ignored)."""
-        self._stop.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        self.flush()
+        self._flusher.close(timeout)

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
-"""Tenant and collection names: what the API can address in a URL path."""
+from ..models import NAME_PATTERN  # noqa: F401 — re-exported: defined with the other name patterns
 
 # -- jobs --------------------------------------------------------------------
 QUEUED, PARSING, EMBEDDING, INDEXED, FAILED = "queued", "parsing", "embedding", "indexed", "failed"

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
+from ..flusher import Flusher
 from .model import UsageRecord
 
 if TYPE_CHECKING:
@@ -37,13 +38,11 @@ class UsageMeter:
 
     def __init__(self, store: Store, every_s: float = 2.0, *, clock: Callable[[], float] = time.time) -> None:
         self._store = store
-        self._every = every_s
         self._clock = clock
         self._matches: dict[str, dict[str, tuple[int, float]]] = {}  # tenant → chunk_id → (count, last)
         self._usage: dict[Key, UsageRecord] = {}
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._flusher = Flusher(self.flush, every_s, "ragline-usage")
 
     # -- noting (never blocks on the store) -------------------------------------------
     def matched(self, tenant: str, chunk_ids: Iterable[str]) -> None:
@@ -54,7 +53,7 @@ class UsageMeter:
             for chunk_id in chunk_ids:
                 count, _ = pending.get(chunk_id, (0, now))
                 pending[chunk_id] = (count + 1, now)
-            self._started()
+        self._flusher.start()
 
     def used(self, tenant: str, kind: str, model: str, *, events: int = 1, input_tokens: int = 0,
              output_tokens: int = 0) -> None:
@@ -63,12 +62,7 @@ class UsageMeter:
         with self._lock:
             old = self._usage.get(record.key)
             self._usage[record.key] = old.plus(record) if old is not None else record
-            self._started()
-
-    def _started(self) -> None:
-        if self._thread is None and not self._stop.is_set():
-            self._thread = threading.Thread(target=self._run, name="ragline-usage", daemon=True)
-            self._thread.start()
+        self._flusher.start()
 
     # -- writing ----------------------------------------------------------------------
     def flush(self) -> bool:
@@ -103,14 +97,6 @@ class UsageMeter:
                 newer, last = pending.get(chunk_id, (0, at))
                 pending[chunk_id] = (count + newer, max(at, last))
 
-    def _run(self) -> None:
-        while not self._stop.wait(self._every):
-            self.flush()
-
     def close(self, timeout: float = 5.0) -> None:
         """Stop the flusher and write what is pending one last time (failures ignored)."""
-        self._stop.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-        self.flush()
+        self._flusher.close(timeout)

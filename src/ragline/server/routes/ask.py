@@ -13,7 +13,7 @@ from fastapi.responses import StreamingResponse
 
 from ..auth import Principal, Tenant
 from ..deps import json_body, note, require_collection, scope_for
-from ..errors import map_exception, responses
+from ..errors import error_body, map_exception, responses
 from ..schemas import AskIn, AskOut
 
 router = APIRouter(prefix="/v1", tags=["ask"], responses=responses(401, 422, 503))
@@ -90,13 +90,12 @@ def ask(body: AskIn, request: Request, who: Tenant) -> Any:
                     yield sse("restart", {"reason": event.get("reason", "")})
                 elif event.get("type") == "done":
                     answer = event["answer"]
-                    answer = answer.to_dict() if hasattr(answer, "to_dict") else answer
                     record_answer(request, body.question, answer)
                     yield sse("done", answer)
         except Exception as exc:  # noqa: BLE001 — the status line is sent; report in-band
             _, code, message = map_exception(exc)
             note(request, stream_error=code)
-            yield sse("error", {"error": {"code": code, "message": message}})
+            yield sse("error", error_body(code, message))
 
     return StreamingResponse(stream(), media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -13,13 +13,13 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import wire
 from ...conversations import TurnStream
-from ...models import Scope
+from ...models import NAME_PATTERN, OWNER_PATTERN, Scope
 from ...store.conversations import TITLE_MAX_CHARS, MessageInfo
 from ..auth import Tenant
 from ..deps import CollectionPath, Owner, engine, note, note_owner, require_collection
 from ..errors import responses
-from ..schemas import NAME_PATTERN, OWNER_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["conversations"], responses=responses(401, 404, 422, 503))
 
@@ -50,14 +50,8 @@ class ConversationPatch(BaseModel):
     title: str = Field(min_length=1, max_length=TITLE_MAX_CHARS)
 
 
-class ConversationOut(BaseModel):
-    id: str
-    title: str
-    owner: str | None
-    collections: list[str]
-    created: float
-    updated: float
-    messages: int
+class ConversationOut(wire.Conversation):
+    pass
 
 
 class MessageOut(BaseModel):

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 
 from ...ingest.loaders import supported_extensions
-from ...models import Scope
+from ...models import OWNER_PATTERN, Scope
 from ...store.types import DocumentInfo, JobInfo
 from ..auth import Principal, Tenant
 from ..deps import (
@@ -25,7 +25,7 @@ from ..deps import (
 )
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
-from ..schemas import OWNER_PATTERN, ChunkOut, DocumentList, DocumentOut, JobList, JobOut, TextDocumentsIn
+from ..schemas import ChunkOut, DocumentList, DocumentOut, JobList, JobOut, TextDocumentsIn
 from ..uploads import MAX_NAME_BYTES, PASSWORD_FILE, clean_filename
 
 router = APIRouter(prefix="/v1", tags=["documents"], responses=responses(401, 422, 503))
@@ -83,7 +83,7 @@ def upload_documents(request: Request, name: CollectionPath,
                                      "finish, never in job records or logs")] = None) -> dict:
     """Upload files; each becomes a background job (202 at once). Creates the collection if needed.
     Every file is checked (name, type, size) before any is kept or queued."""
-    checked = _check_files(files, request.app.state.settings.server.max_file_mb * 1024 * 1024)
+    checked = _check_files(files, request.app.state.settings.server.max_upload_file_mb * 1024 * 1024)
     check_storage_quota(request, who, len(checked))
     scope = scope_for(request, who, name, owner)
     engine(request).collection(scope)

@@ -6,12 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
+from ...models import NAME_PATTERN
 from ...store.types import JobInfo
 from ..auth import Principal, Tenant
 from ..deps import Owner, engine, note_owner
 from ..errors import ApiError, not_found, responses
 from ..jobs import job_to_dict
-from ..schemas import NAME_PATTERN, JobList, JobOut, JobState
+from ..schemas import JobList, JobOut, JobState
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"], responses=responses(401, 422, 503))
 

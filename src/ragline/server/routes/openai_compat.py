@@ -18,15 +18,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from ...conversations.options import AnswerOptions, RAGOptions
 from ...errors import NotFoundError
+from ...models import NAME_PATTERN, OWNER_PATTERN
 from ..auth import Tenant
 from ..deps import engine, note, require_collection, scope_for
-from ..errors import ApiError, map_exception, responses
+from ..errors import ApiError, error_body, map_exception, responses
 from ..schemas import (
     CHAT_MAX_MESSAGES,
     CHAT_MESSAGE_MAX_CHARS,
     CHAT_TOTAL_MAX_CHARS,
-    NAME_PATTERN,
-    OWNER_PATTERN,
     QUESTION_MAX_CHARS,
     CitationOut,
 )
@@ -194,7 +193,6 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
                     yield chunk({"content": f"\n\n(answer restarted: {event.get('reason', '')})\n\n"})
                 elif event.get("type") == "done":
                     answer = event["answer"]
-                    answer = answer.to_dict() if hasattr(answer, "to_dict") else answer
                     record_answer(request, question, answer)
                     sources = _sources(answer["citations"])
                     if sources:
@@ -203,7 +201,7 @@ def chat_completions(body: ChatCompletionIn, request: Request, who: Tenant) -> A
         except Exception as exc:  # noqa: BLE001 — headers are sent; OpenAI clients read an in-band error
             _, code, message = map_exception(exc)
             note(request, stream_error=code)
-            yield f"data: {json.dumps({'error': {'code': code, 'message': message}})}\n\n"
+            yield f"data: {json.dumps(error_body(code, message))}\n\n"
         yield "data: [DONE]\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -16,13 +16,12 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
-from ...models import Scope
+from ...models import OWNER_PATTERN, Scope
 from ...records.importers import IMPORTERS, ImportOptions
 from ...records.model import FLOWS, GROUPS, Aggregate, Transaction, TransactionQuery, plain
 from ..auth import Principal, Tenant
 from ..deps import Owner, check_storage_quota, engine, note, note_owner
 from ..errors import ApiError, responses
-from ..schemas import OWNER_PATTERN
 
 router = APIRouter(prefix="/v1", tags=["transactions"], responses=responses(401, 422, 503))
 
@@ -143,7 +142,7 @@ def import_transactions(
 ) -> dict:
     """Import a statement file now; malformed rows are skipped and listed in ``failed``."""
     scope = _scope(request, who, owner)
-    limit = request.app.state.settings.server.max_file_mb * 1024 * 1024
+    limit = request.app.state.settings.server.max_upload_file_mb * 1024 * 1024
     if file.size is not None and file.size > limit:
         raise ApiError(413, "payload_too_large", f"the file is over the {limit / 1e6:.1f} MB limit")
     try:

@@ -9,10 +9,11 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from pydantic import BaseModel
 
+from ... import wire
+from ...models import NAME_PATTERN
 from ..auth import Tenant
 from ..deps import engine, scope_for
 from ..errors import ApiError, responses
-from ..schemas import NAME_PATTERN
 
 router = APIRouter(prefix="/v1/usage", tags=["usage"], responses=responses(401, 422, 503))
 
@@ -48,16 +49,8 @@ class UsageOut(UsageTotals):
     by_day: list[UsageByDay]
 
 
-class MatchOut(BaseModel):
-    level: str
-    id: str
-    doc_id: str
-    source: str
-    title: str | None
-    page: int | None
-    preview: str
-    match_count: int
-    last_matched_at: float | None
+class MatchOut(wire.Match):
+    pass
 
 
 class MatchesOut(BaseModel):

@@ -12,6 +12,22 @@ export class ApiError extends Error {
 
 const enc = encodeURIComponent;
 
+let spec = null;
+
+/** The server's OpenAPI document, fetched once (it needs no key): the routes the server
+ * offers and the rules of its names; `{}` when it cannot be read. */
+export function apiSpec() {
+  spec ??= fetch("/openapi.json").then((r) => (r.ok ? r.json() : {})).catch(() => ({}));
+  return spec;
+}
+
+/** The server's rule for a collection name (the one definition: ragline.models.NAME_PATTERN),
+ * as a RegExp; null when the schema cannot be read (the server still checks). */
+export async function namePattern() {
+  const source = (await apiSpec()).components?.schemas?.CollectionIn?.properties?.name?.pattern;
+  return source ? new RegExp(source) : null;
+}
+
 export class Api {
   /** @param {string} key tenant API key, sent as a Bearer token */
   constructor(key, base = "") {

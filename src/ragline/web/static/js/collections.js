@@ -1,4 +1,5 @@
 // The collection picker in the top bar and the "New collection" dialog.
+import { namePattern } from "./api.js";
 import { $, h, replace, announce } from "./dom.js";
 
 const SELECTED_STORAGE = "ragline.collection";
@@ -55,7 +56,8 @@ export class Collections {
     const input = $("#collection-name");
     const error = $("#collection-error");
     const name = input.value.trim();
-    if (!name || !input.checkValidity()) {
+    const pattern = await namePattern();
+    if (!name || !input.checkValidity() || (pattern && !pattern.test(name))) {
       error.textContent = name ? "Use letters, digits, dot, dash and underscore; start with a letter or digit."
         : "Enter a name.";
       input.setAttribute("aria-invalid", "true");

@@ -2,6 +2,7 @@
 // offers /v1/conversations (left of the chat on wide screens, above it on a phone);
 // ChatView carries conversation_id on every ask, so follow-ups are understood
 // from the conversation, and the list is refreshed after each answer.
+import { apiSpec } from "./api.js";
 import { $, h, replace, announce } from "./dom.js";
 
 export class Conversations {
@@ -20,13 +21,8 @@ export class Conversations {
 
   /** Show the panel only when the server's OpenAPI document lists the route. */
   async probe() {
-    try {
-      const response = await fetch("/openapi.json");
-      const spec = response.ok ? await response.json() : {};
-      this.enabled = Boolean(spec.paths && spec.paths["/v1/conversations"]);
-    } catch {
-      this.enabled = false;
-    }
+    const spec = await apiSpec();
+    this.enabled = Boolean(spec.paths && spec.paths["/v1/conversations"]);
     this.panel.hidden = !this.enabled;
     $("#ask-view").classList.toggle("with-conversations", this.enabled);
     if (this.enabled) this.load();

@@ -369,7 +369,6 @@ function describe(doc) {
   if (isActive(doc.state) && doc.total > 0) bits.push(`${doc.done} / ${doc.total} chunks`);
   if (isActive(doc.state) && Number.isFinite(doc.eta) && doc.eta > 0) bits.push(`about ${Math.ceil(doc.eta)} s left`);
   if (doc.state === "indexed" && Number.isFinite(doc.chunks)) bits.push(`${doc.chunks} chunk${doc.chunks === 1 ? "" : "s"}`);
-  if (doc.state === "indexed" && Number.isFinite(doc.pages) && doc.pages > 0) bits.push(`${doc.pages} page${doc.pages === 1 ? "" : "s"}`);
   if (doc.state === "failed" && doc.tries > 0) bits.push(`${doc.tries} tr${doc.tries === 1 ? "y" : "ies"}`);
   if (doc.title) bits.push(doc.title);
   if (doc.detail) bits.push(doc.detail);

@@ -66,6 +66,5 @@ export function normalizeDocument(doc) {
     error: errorText(doc.error || job.error),
     tries: num(doc.tries ?? job.tries) || 0,
     chunks: num(doc.chunks ?? doc.chunk_count ?? doc.counts?.chunks),
-    pages: num(doc.pages ?? doc.page_count ?? doc.counts?.pages),
   };
 }
