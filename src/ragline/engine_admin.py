@@ -21,8 +21,11 @@ MAX_JOB_TRIES = 3
 class EngineAdmin:
     """Mixed into ``Engine``; needs ``self.store`` and ``self.settings``."""
 
-    store: Store
     settings: Settings
+
+    @property
+    def store(self) -> Store:
+        raise NotImplementedError  # the Engine's (opened on first use)
 
     # -- tenants and keys (operators) ----------------------------------------
     def tenants(self) -> list[str]:

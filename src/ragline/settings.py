@@ -20,7 +20,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import platformdirs
 from pydantic import AliasChoices, BaseModel, Field, field_validator, model_validator
@@ -85,8 +85,8 @@ class EmbedderSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=16, le=8192)
 
 
-SEARCH_MODES = ("hybrid", "dense", "keyword")
-SearchMode = Literal[SEARCH_MODES]  # type: ignore[valid-type]  (Literal of a tuple: each value)
+SearchMode = Literal["hybrid", "dense", "keyword"]
+SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 
 
 class SearchSettings(BaseModel):

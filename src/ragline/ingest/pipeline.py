@@ -42,7 +42,7 @@ from ..tracing import span
 from .chunkers import BLOCKS_AS_CHUNKS, Chunker, LengthLimit
 from .discover import Discovery, discover, nfc
 from .limits import bound_metadata, too_many_chunks, too_much_text
-from .sandbox import ParserSandbox
+from .sandbox import ParserSandbox, SandboxView
 
 __all__ = ["Discovery", "IngestSummary", "Ingestor", "Progress", "discover"]
 
@@ -92,7 +92,7 @@ class _Batch:
 class Ingestor:
     """Runs ingestion for one scope with one embedder and chunker."""
 
-    def __init__(self, store: Store, embedder: Embedder, chunker: Chunker, sandbox: ParserSandbox,
+    def __init__(self, store: Store, embedder: Embedder, chunker: Chunker, sandbox: ParserSandbox | SandboxView,
                  cache: EmbeddingCache | None = None, chunking_config: dict[str, Any] | None = None,
                  batch_chunks: int = 256, *, limits: LimitSettings | None = None,
                  data_dir: Path | None = None, length_limit: LengthLimit | None = None,

@@ -16,7 +16,7 @@ from ...store.types import ApiKeyInfo
 from ..deps import bound_owner
 
 if TYPE_CHECKING:
-    from ..answer import Answer
+    from ...answer import Answer
 
 URI_SCHEME = "ragline"
 

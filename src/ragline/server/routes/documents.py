@@ -40,12 +40,13 @@ def _job(request: Request, job: JobInfo) -> dict:
 
 
 def _document(request: Request, doc: DocumentInfo | None, job: JobInfo | None) -> dict:
-    job_out = _job(request, job) if job is not None else None
     if doc is None:
         assert job is not None
+        queued = _job(request, job)
         return {"id": job.doc_id, "collection": job.collection, "source": job.source, "title": None,
-                "media_type": None, "owner": job.owner, "state": job_out["state"], "error": job.error, "chunks": 0,
-                "metadata": {}, "created": job.created, "updated": job.updated, "job": job_out}
+                "media_type": None, "owner": job.owner, "state": queued["state"], "error": job.error, "chunks": 0,
+                "metadata": {}, "created": job.created, "updated": job.updated, "job": queued}
+    job_out = _job(request, job) if job is not None else None
     state = job_out["state"] if job_out and job_out["state"] != "indexed" else doc.state
     return {"id": doc.id, "collection": doc.collection, "source": doc.source, "title": doc.title,
             "media_type": doc.media_type, "owner": doc.owner, "state": state,
