@@ -25,6 +25,8 @@ class Flusher:
 
     def start(self) -> None:
         """Start the thread unless it runs already or the flusher was closed."""
+        if self._thread is not None:  # every noted item calls this: no lock once it runs
+            return
         with self._lock:
             if self._thread is None and not self._stop.is_set():
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)

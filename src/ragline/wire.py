@@ -6,10 +6,9 @@ under its schema names (``HitOut``…) and narrows open strings to its enums; th
 client subclasses them to keep fields a newer server adds (``extra="allow"``).
 Only pydantic is imported here, so the client stays free of the server's
 dependencies. The engine's own objects (``models.Hit``, ``answer.types.Answer``)
-produce these shapes with their ``to_dict()``.
-
-A class here has no docstring of its own: a docstring would become the
-description of every subclass's schema in the OpenAPI document."""
+produce these shapes with their ``to_dict()`` (``test_wire.py`` holds them
+to it). Field descriptions here reach the OpenAPI document; class docstrings do
+not (a subclass's schema takes only its own)."""
 
 from __future__ import annotations
 
