@@ -8,6 +8,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from .version import __version__ as __version__
+
 if TYPE_CHECKING:
     from .engine import Engine
     from .errors import RaglineError
@@ -15,7 +17,6 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 __all__ = ["Document", "Engine", "Hit", "RaglineError", "Scope", "Settings"]
-__version__ = "0.1.0"
 
 _HOMES = {"Engine": ".engine", "RaglineError": ".errors", "Document": ".models", "Hit": ".models",
           "Scope": ".models", "Settings": ".settings"}

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from . import __version__
 from .errors import ConfigError
+from .version import __version__
 
 if TYPE_CHECKING:
     from .settings import TracingSettings

@@ -14,8 +14,8 @@ import anyio
 import httpx
 from httpx_sse import ServerSentEvent, aconnect_sse, connect_sse
 
-from .. import __version__
 from ..errors import RaglineError
+from ..version import __version__
 from .errors import JobTimeoutError, api_error, from_response, unreachable
 from .routes import Call, Routes
 from .types import Answer, AskEvent, Delta, Done, Job, Restart

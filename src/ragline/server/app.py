@@ -11,10 +11,10 @@ from typing import Any
 
 from fastapi import FastAPI
 
-from .. import __version__
 from ..engine import Engine
 from ..settings import Settings
 from ..store import one_process_only
+from ..version import __version__
 from .auth import AuthFirst, KeyCache
 from .docs import install_docs
 from .errors import install_error_handlers, log

@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import wire
 from ..conversations.options import AnswerOptions, RAGOptions
-from ..settings import SearchMode
 from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, SOURCE_PATTERN
+from ..settings import SearchMode
 from ..store.types import JOB_STATES
 
 # Request limits (docs/api.md). A question's cost (keyword terms, embedding, grounding)

@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import DiskFullError
-from ..models import Block, Document, Scope, content_hash, document_id
-from ..models import NAME_PATTERN
+from ..models import NAME_PATTERN, Block, Document, Scope, content_hash, document_id
 
 _SAFE = re.compile(NAME_PATTERN)
 TEXT_FILE = "document.json"

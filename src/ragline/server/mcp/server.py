@@ -22,10 +22,10 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from ... import __version__
 from ...engine import Engine
 from ...errors import RaglineError
 from ...store.types import NAME_PATTERN, ApiKeyInfo
+from ...version import __version__
 from ..errors import ApiError, map_exception
 from .operations import Operations
 
