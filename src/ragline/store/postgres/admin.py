@@ -26,9 +26,9 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from ..models import Scope
-from .sql import job_list_conditions, job_update
-from .types import (
+from ...models import Scope
+from ..sql.common import job_list_conditions, job_update
+from ..types import (
     FAILED,
     JOB_COLUMNS,
     JOB_STATES,

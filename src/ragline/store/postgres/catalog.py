@@ -32,23 +32,23 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
-from ..models import Hit, Scope
-from . import redact
-from .base import VectorLookup
-from .postgres_admin import AdminMixin
-from .postgres_conn import PostgresConnections
-from .postgres_conversations import ConversationsMixin
-from .postgres_filters import (
+from ...errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
+from ...models import Hit, Scope
+from .. import redact
+from ..base import VectorLookup
+from .admin import AdminMixin
+from .conn import PostgresConnections
+from .conversations import ConversationsMixin
+from .filters import (
     nul_free,
     tsvector_literal,
 )
-from .postgres_records import PostgresRecords
-from .postgres_schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
-from .postgres_search import PostgresSearch
-from .postgres_usage import PostgresUsage
-from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
-from .types import (
+from .records import PostgresRecords
+from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
+from .search import PostgresSearch
+from .usage import PostgresUsage
+from ..sql.common import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
+from ..types import (
     ChunkRecord,
     CollectionInfo,
     CollectionRef,
@@ -441,7 +441,7 @@ def _dumps(value: Any) -> str:
 
 def open_backend(url: str | None, settings: Any) -> Any:
     """The registry's entry: PostgreSQL as catalog, admin and index."""
-    from .facade import Store
+    from ..facade import Store
 
     if not url:
         raise ConfigError("RAGLINE_STORE__URL: the PostgreSQL backend needs a postgresql:// URL")

@@ -16,8 +16,8 @@ from psycopg.adapt import Loader
 from psycopg.pq import Format
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..errors import StoreError, StoreUnavailableError
-from .postgres_schema import BYPASS, first_line
+from ...errors import StoreError, StoreUnavailableError
+from .schema import BYPASS, first_line
 
 
 class PostgresConnections:

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 from psycopg.types.json import Jsonb
 
-from ..errors import NotFoundError, StoreError
-from .conversations import (
+from ...errors import NotFoundError, StoreError
+from ..conversations import (
     ConversationInfo,
     MessageInfo,
     NewMessage,
@@ -25,7 +25,7 @@ from .conversations import (
     owner_key,
     owner_of,
 )
-from .postgres_filters import nul_free
+from .filters import nul_free
 
 _POLICY = ("tenant = current_setting('ragline.tenant', true) "
            "OR current_setting('ragline.tenant', true) = '*'")

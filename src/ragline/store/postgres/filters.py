@@ -21,8 +21,8 @@ import json
 import unicodedata
 from typing import Any
 
-from .filters import Condition, Filter
-from .sql import COMPARISONS, compile_conditions
+from ..filters import Condition, Filter
+from ..sql.common import COMPARISONS, compile_conditions
 
 MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector/tsquery lexemes
 MAX_POSITION = 16383  # largest tsvector position

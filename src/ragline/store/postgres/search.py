@@ -12,13 +12,13 @@ from contextlib import AbstractContextManager
 import numpy as np
 import psycopg
 
-from ..errors import ModelMismatchError
-from ..models import Scope
-from .filters import Filter
-from .postgres_filters import BM25_SQL, compile_postgres, query_lexemes, quoted
-from .postgres_schema import HNSW_MAX_DIM
-from .sql import check_ref, owner_visibility, row_id
-from .types import CollectionRef
+from ...errors import ModelMismatchError
+from ...models import Scope
+from ..filters import Filter
+from .filters import BM25_SQL, compile_postgres, query_lexemes, quoted
+from .schema import HNSW_MAX_DIM
+from ..sql.common import check_ref, owner_visibility, row_id
+from ..types import CollectionRef
 
 
 class PostgresSearch:

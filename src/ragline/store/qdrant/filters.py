@@ -46,9 +46,9 @@ from typing import Any
 import numpy as np
 from qdrant_client import models
 
-from ..models import Scope
-from .filters import RANGE_OPS, Condition, Filter
-from .types import ChunkRecord, CollectionRef, DocumentRecord
+from ...models import Scope
+from ..filters import RANGE_OPS, Condition, Filter
+from ..types import ChunkRecord, CollectionRef, DocumentRecord
 
 DENSE, KEYWORD = "dense", "keyword"
 K1, B, AVGDL = 1.2, 0.75, 100.0

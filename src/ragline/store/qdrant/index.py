@@ -38,12 +38,12 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from ..errors import ConfigError, ModelMismatchError, RaglineError, StoreError, StoreUnavailableError
-from ..models import Scope
-from .base import Scored
-from .filters import Filter
-from .qdrant_filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
-from .types import ChunkRecord, CollectionRef, DocumentRecord
+from ...errors import ConfigError, ModelMismatchError, RaglineError, StoreError, StoreUnavailableError
+from ...models import Scope
+from ..base import Scored
+from ..filters import Filter
+from .filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
+from ..types import ChunkRecord, CollectionRef, DocumentRecord
 
 try:  # only a gRPC client raises these; qdrant-client depends on grpcio
     import grpc
@@ -333,14 +333,14 @@ def connect(url: str, settings: Any) -> _Connection:
 
 def open_catalog(settings: Any) -> Any:
     """The catalog + admin a Qdrant index pairs with (``store.catalog_url``)."""
-    from . import sqlite_path
-    from .sqlite import SQLiteStore
+    from .. import sqlite_path
+    from ..sqlite import SQLiteStore
 
     url = settings.store.catalog_url
     scheme = url.split("://", 1)[0].lower() if url and "://" in url else ""
     if scheme in ("postgresql", "postgres"):
         try:
-            from .postgres import PostgresStore  # lazily: only this pairing needs psycopg
+            from ..postgres import PostgresStore  # lazily: only this pairing needs psycopg
         except ImportError as exc:
             if (exc.name or "").startswith("ragline"):  # our own bug, not a missing extra
                 raise
@@ -357,8 +357,8 @@ def open_catalog(settings: Any) -> Any:
 
 def open_backend(url: str, settings: Any) -> Any:
     """The registry's entry: a catalog (``open_catalog``) with a Qdrant index."""
-    from . import redact
-    from .facade import Store
+    from .. import redact
+    from ..facade import Store
 
     conn = connect(url, settings)
     try:

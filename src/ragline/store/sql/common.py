@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ConfigError, ModelMismatchError, StoreError
-from ..models import Scope
-from .filters import Condition, Filter
-from .types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
+from ...errors import ConfigError, ModelMismatchError, StoreError
+from ...models import Scope
+from ..filters import Condition, Filter
+from ..types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
 
 FIELD_COLUMNS = {
     "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",

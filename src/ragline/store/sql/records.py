@@ -17,9 +17,9 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ..errors import ConfigError
-from ..models import Scope
-from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+from ...errors import ConfigError
+from ...models import Scope
+from ...records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
 
 SCHEMA_RECORDS = """
 CREATE TABLE IF NOT EXISTS transactions (

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from ..errors import ConfigError
-from ..models import Scope
-from ..usage.model import MatchStat, UsageRecord
-from .base import MatchCounts
-from .sql import owner_visibility, row_id
+from ...errors import ConfigError
+from ...models import Scope
+from ...usage.model import MatchStat, UsageRecord
+from ..base import MatchCounts
+from .common import owner_visibility, row_id
 
 SCHEMA_USAGE = """
 CREATE TABLE IF NOT EXISTS chunk_matches (

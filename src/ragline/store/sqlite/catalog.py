@@ -23,19 +23,19 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelMismatchError, NotFoundError, StoreError
-from ..models import Hit, Scope
-from .base import VectorLookup
-from .records_sql import SCHEMA_RECORDS
-from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
-from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
-from .sqlite_conn import SQLiteConnections
-from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
-from .sqlite_records import SQLiteRecords
-from .sqlite_search import SQLiteSearch
-from .sqlite_side import SideIndexes
-from .sqlite_usage import SQLiteUsage
-from .types import (
+from ...errors import ModelMismatchError, NotFoundError, StoreError
+from ...models import Hit, Scope
+from ..base import VectorLookup
+from ..sql.records import SCHEMA_RECORDS
+from ..sql.common import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
+from .admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
+from .conn import SQLiteConnections
+from .conversations import SCHEMA_CONVERSATIONS, ConversationTables
+from .records import SQLiteRecords
+from .search import SQLiteSearch
+from .side import SideIndexes
+from .usage import SQLiteUsage
+from ..types import (
     ChunkRecord,
     CollectionInfo,
     CollectionRef,
@@ -45,7 +45,7 @@ from .types import (
     TenantUsage,
     stored_bytes,
 )
-from .usage_sql import SCHEMA_USAGE
+from ..sql.usage import SCHEMA_USAGE
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -472,8 +472,8 @@ def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
 
 def open_backend(url: str | None, settings: Any) -> Any:
     """The registry's entry: SQLite as catalog, admin and index."""
-    from . import sqlite_path
-    from .facade import Store
+    from .. import sqlite_path
+    from ..facade import Store
 
     store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
                         ef_search=settings.store.ann_ef, keyword_above=settings.store.keyword_index_above,

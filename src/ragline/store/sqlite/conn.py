@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import DiskFullError, StoreError, StoreUnavailableError
+from ...errors import DiskFullError, StoreError, StoreUnavailableError
 
 
 class SQLiteConnections:

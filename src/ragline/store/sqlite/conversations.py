@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import NotFoundError, StoreError
-from .conversations import (
+from ...errors import NotFoundError, StoreError
+from ..conversations import (
     ConversationInfo,
     MessageInfo,
     NewMessage,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .records_sql import RecordsTables
+from ..sql.records import RecordsTables
 
 
 class SQLiteRecords(RecordsTables):

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelMismatchError
-from ..models import Scope
-from .filters import Filter
-from .sql import check_ref, owner_visibility, row_id
-from .sqlite_filters import compile_sqlite
-from .sqlite_side import SideIndexes, Snapshot
-from .types import CollectionRef
+from ...errors import ModelMismatchError
+from ...models import Scope
+from ..filters import Filter
+from ..sql.common import check_ref, owner_visibility, row_id
+from .filters import compile_sqlite
+from .side import SideIndexes, Snapshot
+from ..types import CollectionRef
 
 EXACT_VISIBLE = 2_000  # at most this many visible rows: exact over them (read by rowid) beats a filtered graph walk
 

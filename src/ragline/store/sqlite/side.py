@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StoreError
+from ...errors import StoreError
 from .ann import (
     REBUILD_DELETED_SHARE,
     HnswIndex,
@@ -287,7 +287,7 @@ class SideIndexes:
             return None
         side = self._words.get(cid)
         if side is None or side.version != version:
-            from .sqlite_words import sync_words
+            from .words import sync_words
 
             with self._cid_lock(cid):
                 side = self._words.get(cid)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .usage_sql import UsageTables
+from ..sql.usage import UsageTables
 
 
 class SQLiteUsage(UsageTables):

@@ -13,14 +13,14 @@ from .ann import Manifest, Members, new_data_name, remove_others
 from .keyword_index import TantivyIndex
 
 if TYPE_CHECKING:
-    from .sqlite_side import Side, SideIndexes, Snapshot
+    from .side import Side, SideIndexes, Snapshot
 
 log = logging.getLogger(__name__)
 BATCH = 50_000
 
 
 def sync_words(sides: SideIndexes, cid: int, side: Side | None, snap: Snapshot, stem: str) -> Side:
-    from .sqlite_side import Side
+    from .side import Side
 
     manifest = Manifest(sides.directory / f"{stem}.words.npz")
     if side is None:
@@ -52,7 +52,7 @@ def manifest_file(manifest: Manifest) -> str:
 
 
 def _load(sides: SideIndexes, manifest: Manifest) -> Side | None:
-    from .sqlite_side import Side
+    from .side import Side
 
     meta = manifest.read()
     if meta is None:
