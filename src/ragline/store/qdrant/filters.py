@@ -49,6 +49,7 @@ from qdrant_client import models
 from ...models import Scope
 from ..filters import RANGE_OPS, Condition, Filter
 from ..types import ChunkRecord, CollectionRef, DocumentRecord
+from ..visibility import visible_owners
 
 DENSE, KEYWORD = "dense", "keyword"
 K1, B, AVGDL = 1.2, 0.75, 100.0
@@ -113,12 +114,14 @@ def scope_conditions(scope: Scope, ref: CollectionRef) -> list[Any]:
 
     Each Qdrant collection already holds one ragline collection only; these
     conditions are defence in depth against a mis-addressed write or search."""
-    shared = _is_empty("owner")
-    if scope.owner is None:
-        visible: Any = shared
-    else:
-        visible = models.Filter(should=[shared, _match("owner", scope.owner)])
-    return [_match("tenant", scope.tenant), _match("collection", ref.name), visible]
+    return [_match("tenant", scope.tenant), _match("collection", ref.name), owner_visibility(scope.owner)]
+
+
+def owner_visibility(owner: str | None) -> Any:
+    """The points a scope with ``owner`` may read (``visibility.visible_owners``): shared
+    ones (no owner in the payload), plus its own."""
+    parts = [_is_empty("owner") if o is None else _match("owner", o) for o in visible_owners(owner)]
+    return parts[0] if len(parts) == 1 else models.Filter(should=parts)
 
 
 def payload_key(cond: Condition) -> str:

@@ -26,7 +26,7 @@ from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
 from ..types import CollectionRef
 from .conn import SQLiteDatabase
 from .filters import compile_sqlite
-from .side import SideIndexes, Snapshot
+from .side import SideIndexes, Snapshot, owner_mask
 
 EXACT_VISIBLE = 2_000  # at most this many visible rows: exact over them (read by rowid) beats a filtered graph walk
 
@@ -48,11 +48,7 @@ class _VectorIndex:
 
     def visible(self, owner: str | None) -> np.ndarray | None:
         """The rows an owner may see, or None when that is every row (no mask needed)."""
-        code = self.owners.get(owner, -1) if owner is not None else -1
-        if not self.owners or (code > 0 and len(self.owners) == 1):
-            return None
-        shared = self.owner_codes == 0
-        return shared | (self.owner_codes == code) if code > 0 else shared
+        return owner_mask(self.owner_codes, self.owners, owner)
 
 
 class SQLiteSearch(TablesAreTheIndex):

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import StoreError
+from ..visibility import visible_owners
 from .ann import (
     REBUILD_DELETED_SHARE,
     HnswIndex,
@@ -55,11 +56,21 @@ class Snapshot:
 
     def visible(self, owner: str | None) -> np.ndarray | None:
         """Which members an owner may see, or None when all of them."""
-        code = self.owners.get(owner, -1) if owner is not None else -1
-        if not self.owners or (code > 0 and len(self.owners) == 1):
-            return None
-        shared = self.owner_codes == 0
-        return shared | (self.owner_codes == code) if code > 0 else shared
+        return owner_mask(self.owner_codes, self.owners, owner)
+
+
+def owner_mask(owner_codes: np.ndarray, owners: dict[str, int], owner: str | None) -> np.ndarray | None:
+    """The rows a scope with ``owner`` may read (``visibility.visible_owners``) as a mask
+    over ``owner_codes`` (0: shared, else 1 + the owner's place in ``owners``), or None
+    when that is every row (no mask needed)."""
+    codes = {0 if o is None else owners.get(o, -1) for o in visible_owners(owner)}
+    if codes >= set(range(len(owners) + 1)):
+        return None
+    mask = np.zeros(len(owner_codes), dtype=bool)
+    for code in codes:
+        if code >= 0:
+            mask |= owner_codes == code
+    return mask
 
 
 @dataclass
