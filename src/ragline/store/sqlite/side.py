@@ -32,12 +32,15 @@ from .ann import (
     HnswIndex,
     Manifest,
     Members,
+    Side,
     new_data_name,
     remove_index_files,
     remove_others,
     safe_name,
     side_dir,
 )
+from .keyword_index import TantivyIndex
+from .words import sync_words
 
 log = logging.getLogger(__name__)
 BATCH = 20_000
@@ -73,17 +76,6 @@ def owner_mask(owner_codes: np.ndarray, owners: dict[str, int], owner: str | Non
     return mask
 
 
-@dataclass
-class Side:
-    """One collection's side index as loaded: the index object and what it holds."""
-
-    index: object
-    members: Members
-    version: tuple | None
-    unsaved: int = 0
-    model: str = ""  # the embedding model whose vectors it holds (dense only)
-
-
 class SideIndexes:
     """The side indexes of one SQLite store (one object per ``SQLiteStore``)."""
 
@@ -101,8 +93,8 @@ class SideIndexes:
         self._cid_locks: dict[int, threading.Lock] = {}
         self._sizes: dict[int, tuple[tuple, int]] = {}
         self._snapshots: dict[int, Snapshot] = {}
-        self._dense: dict[int, Side] = {}
-        self._words: dict[int, Side] = {}
+        self._dense: dict[int, Side[HnswIndex]] = {}
+        self._words: dict[int, Side[TantivyIndex]] = {}
         # Collections with side indexes in memory, least recently searched first: at most
         # max_loaded stay; the others are read back from disk when searched again.
         self.max_loaded = max(1, max_loaded)
@@ -201,7 +193,7 @@ class SideIndexes:
         return out
 
     # -- dense -----------------------------------------------------------------
-    def dense(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> tuple[Side, Snapshot]:
+    def dense(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> tuple[Side[HnswIndex], Snapshot]:
         """The collection's HNSW index, in step with ``version``."""
         side = self._dense.get(cid)
         if side is not None and side.version == version:
@@ -216,23 +208,24 @@ class SideIndexes:
         self._used(cid)
         return side, snap
 
-    def _sync_dense(self, cid: int, side: Side | None, snap: Snapshot, uid: str, model: str, dim: int) -> Side:
+    def _sync_dense(self, cid: int, side: Side[HnswIndex] | None, snap: Snapshot, uid: str, model: str,
+                    dim: int) -> Side[HnswIndex]:
         stem = safe_name(uid)
         manifest = Manifest(self.directory / f"{stem}.hnsw.npz")
-        if side is not None and (side.model != model or side.index.dim != dim):  # type: ignore[attr-defined]
+        if side is not None and (side.model != model or side.index.dim != dim):
             side = None  # re-embedded with another model: same chunks, other vectors
         if side is None:
             side = self._load_dense(manifest, model, dim)
         if side is not None:
             added, removed = side.members.diff(snap.members)
-            entries = side.index.entries  # type: ignore[attr-defined]
+            entries = side.index.entries
             deleted_after = entries + len(added) - len(snap.members.rowids)
             if deleted_after <= REBUILD_DELETED_SHARE * max(1, entries + len(added)):
-                side.index.remove(removed)  # type: ignore[attr-defined]
+                side.index.remove(removed)
                 for start in range(0, len(added), BATCH):
                     part = added[start:start + BATCH]
                     rows = self.vectors_by_rowid(cid, part)
-                    side.index.add(np.array([r[0] for r in rows], np.int64),  # type: ignore[attr-defined]
+                    side.index.add(np.array([r[0] for r in rows], np.int64),
                                    _matrix([r[1] for r in rows], dim), self.threads)
                 side.members, side.version = snap.members, snap.version
                 side.unsaved += len(added) + len(removed)
@@ -241,7 +234,7 @@ class SideIndexes:
                 return side
         return self._rebuild_dense(cid, snap, manifest, stem, model, dim)
 
-    def _load_dense(self, manifest: Manifest, model: str, dim: int) -> Side | None:
+    def _load_dense(self, manifest: Manifest, model: str, dim: int) -> Side[HnswIndex] | None:
         meta = manifest.read()
         if meta is None or str(meta["model"]) != model:
             return None
@@ -253,7 +246,7 @@ class SideIndexes:
         return Side(index, members, None, model=model)
 
     def _rebuild_dense(self, cid: int, snap: Snapshot, manifest: Manifest, stem: str, model: str,
-                       dim: int) -> Side:
+                       dim: int) -> Side[HnswIndex]:
         index = HnswIndex(dim, capacity=int(len(snap.members.rowids) * 1.05) + 1024)
         after, rowids, keys = -1, [], []
         while True:
@@ -271,11 +264,11 @@ class SideIndexes:
         self._save_dense(side, manifest, stem, model)
         return side
 
-    def _save_dense(self, side: Side, manifest: Manifest, stem: str, model: str) -> None:
+    def _save_dense(self, side: Side[HnswIndex], manifest: Manifest, stem: str, model: str) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             name = new_data_name(stem, ".hnsw")
-            side.index.save(self.directory / name)  # type: ignore[attr-defined]
+            side.index.save(self.directory / name)
             manifest.write(side.members, int(side.version[0]) if side.version else 0, model, name)
             remove_others(self.directory, stem, ".hnsw", name)
             side.unsaved = 0
@@ -292,18 +285,18 @@ class SideIndexes:
         return out
 
     # -- keyword -----------------------------------------------------------------
-    def words(self, cid: int, version: tuple, uid: str) -> Side | None:
+    def words(self, cid: int, version: tuple, uid: str) -> Side[TantivyIndex] | None:
         """The collection's tantivy index in step with ``version`` (None: tantivy is not installed)."""
         if not self.keyword:
             return None
         side = self._words.get(cid)
         if side is None or side.version != version:
-            from .words import sync_words
-
             with self._cid_lock(cid):
                 side = self._words.get(cid)
                 if side is None or side.version != version:
-                    side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
+                    snap = self.snapshot(cid, version)
+                    side = sync_words(self.directory, self.read, cid, side, snap.members, snap.version,
+                                      safe_name(uid), threads=self.threads)
                     self._words[cid] = side
         self._used(cid)
         return side
