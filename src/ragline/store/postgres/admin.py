@@ -1,7 +1,7 @@
 """``Admin`` on PostgreSQL: tenants' API keys and the job queue several processes share.
 
 A mixin for ``PostgresStore`` (it uses the store's ``_tx``). Behaviour mirrors
-``sqlite_admin``; what differs is how concurrency is made safe without SQLite's
+``sqlite.admin``; what differs is how concurrency is made safe without SQLite's
 single writer:
 
 - ``claim_job`` takes candidates with ``FOR UPDATE SKIP LOCKED`` (claimers never

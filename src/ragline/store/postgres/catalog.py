@@ -12,7 +12,7 @@
   (``config["language"]``) is applied by ragline's analyzer before the terms get
   here, as on every backend (``ragline_tsv_length`` from migration 1 is unused).
 - Every transaction is scoped (``ragline.tenant``) for Row-Level Security; see
-  ``postgres_schema``.
+  ``schema``.
 
 ``index=False`` keeps the catalog only (an external index, Qdrant, searches):
 no tsvector and no HNSW index is built.

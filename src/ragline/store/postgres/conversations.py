@@ -83,7 +83,7 @@ BEGIN
     END IF;
 END $$;
 """
-"""Schema version 5 (``postgres_schema.MIGRATIONS``)."""
+"""Schema version 5 (``schema.MIGRATIONS``)."""
 
 _CONV = "id, tenant, owner, title, collections, created, updated, message_count"
 _MSG = "id, conversation_id, tenant, owner, role, content, metadata, created, seq, embedding IS NOT NULL"

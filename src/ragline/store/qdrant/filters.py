@@ -17,7 +17,7 @@ others. 100 analyzed terms is about one default chunk (1000 characters, about 17
 words, about 100 terms once stopwords are gone); it sets only how strongly length
 is normalised, never the order of chunks of equal length.
 
-Filter semantics are defined in ``filters`` and must match ``sqlite_filters`` exactly:
+Filter semantics are defined in ``filters`` and must match ``sqlite.filters`` exactly:
 
 - Document and chunk fields (``FIELDS``) are top-level payload keys; user metadata
   lives under the ``meta`` object, addressed as ``meta."key"`` (quoted, so a key
