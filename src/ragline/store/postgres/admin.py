@@ -24,7 +24,10 @@ import hmac
 import time
 import uuid
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any
+
+import psycopg
 
 from ...models import Scope
 from ..sql.common import job_list_conditions, job_update
@@ -90,16 +93,21 @@ def tenant_lock(tenant: str) -> int:
 
 class AdminTables:
     """API keys and ingestion jobs in PostgreSQL: the ``Admin`` role, which
-    ``PostgresStore`` (the catalog of the same database) also plays."""
+    ``PostgresStore`` (the catalog of the same database) also plays, over its ``db``."""
 
     db: PostgresDatabase
+
+    def _tx(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor]:
+        """One transaction scoped to ``tenant`` (``PostgresDatabase.tx``), for these tables
+        and the catalog's."""
+        return self.db.tx(tenant)
 
     # -- API keys ------------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None,
                        owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         key_id, secret = new_api_key()
         now = time.time()
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "
                         "VALUES (%s, %s, %s, %s, %s, %s, %s)",
                         (key_id, tenant, label, secret[:10], hash_key(secret), now, owner))
@@ -110,7 +118,7 @@ class AdminTables:
         hash is compared again in constant time so the index lookup is the only branch.
         Read-only (see ``touch_api_keys``)."""
         digest = hash_key(secret)
-        with self.db.tx(None) as cur:
+        with self._tx(None) as cur:
             row = cur.execute(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys WHERE hash = %s AND revoked IS NULL",
                               (digest,)).fetchone()
         if row is None or not hmac.compare_digest(row[len(KEY_COLUMNS)], digest):
@@ -120,18 +128,18 @@ class AdminTables:
     def touch_api_keys(self, uses: Mapping[str, float]) -> None:
         if not uses:
             return
-        with self.db.tx(None) as cur:  # keys of several tenants: the operator bypass
+        with self._tx(None) as cur:  # keys of several tenants: the operator bypass
             cur.executemany("UPDATE api_keys SET last_used = greatest(coalesce(last_used, 0), %s) WHERE id = %s",
                             [(when, key_id) for key_id, when in sorted(uses.items())])  # sorted: no lock cycles
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             rows = cur.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE tenant = %s AND revoked IS NULL "
                                "ORDER BY created, id", (tenant,)).fetchall()
         return [_key(r) for r in rows]
 
     def revoke_api_key(self, tenant: str, key_id: str) -> bool:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute("UPDATE api_keys SET revoked = %s WHERE tenant = %s AND id = %s AND revoked IS NULL",
                         (time.time(), tenant, key_id))
             return cur.rowcount > 0
@@ -139,7 +147,7 @@ class AdminTables:
     # -- jobs ----------------------------------------------------------------
     def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
         now = time.time()
-        with self.db.tx(scope.tenant) as cur:
+        with self._tx(scope.tenant) as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", (document_lock(scope.tenant, doc_id),))
             row = cur.execute(
                 "SELECT id FROM jobs WHERE tenant = %s AND doc_id = %s AND state = 'queued' "
@@ -160,7 +168,7 @@ class AdminTables:
                   max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
         now = time.time()
         caps, cap = caps_params(max_running, max_running_for)
-        with self.db.tx(None) as cur:
+        with self._tx(None) as cur:
             # A job whose worker died too often fails here instead of crash-looping.
             cur.execute(
                 "UPDATE jobs SET state = %s, error = %s, finished = %s, updated = %s, worker = NULL, "
@@ -196,7 +204,7 @@ class AdminTables:
         return None
 
     def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute("UPDATE jobs SET lease_until = %s WHERE tenant = %s AND id = %s AND worker = %s "
                         "AND state IN (%s, %s)", (time.time() + lease_s, tenant, job_id, worker, *RUNNING))
             return cur.rowcount > 0
@@ -204,12 +212,12 @@ class AdminTables:
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
         fields = job_update(fields)
         sets = ", ".join(f"{name} = %s" for name in fields)  # names come from JOB_UPDATABLE only
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute(f"UPDATE jobs SET {sets} WHERE tenant = %s AND id = %s", [*fields.values(), tenant, job_id])
             return cur.rowcount > 0
 
     def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             row = cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = %s AND id = %s",
                               (tenant, job_id)).fetchone()
         return _job(row) if row else None
@@ -223,12 +231,12 @@ class AdminTables:
         if latest_per_document:
             sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
                    f"ORDER BY created DESC, seq DESC) AS n FROM jobs WHERE {where}) j WHERE n = 1")
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             rows = cur.execute(f"{sql} ORDER BY created DESC, id LIMIT %s", [*params, limit]).fetchall()
         return [_job(r) for r in rows]
 
     def requeue_job(self, tenant: str, job_id: str) -> bool:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute(
                 "UPDATE jobs SET state = 'queued', tries = 0, done = 0, error = NULL, not_before = 0, "
                 "finished = NULL, worker = NULL, lease_until = NULL, updated = %s "
@@ -239,12 +247,12 @@ class AdminTables:
         sql, params = "DELETE FROM jobs WHERE tenant = %s AND collection = %s", [tenant, collection]
         if doc_id is not None:
             sql, params = sql + " AND doc_id = %s", [*params, doc_id]
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             cur.execute(sql, params)
             return cur.rowcount
 
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             if tenant is None:
                 rows = cur.execute("SELECT state, count(*) FROM jobs GROUP BY state").fetchall()
             else:
@@ -256,7 +264,7 @@ class AdminTables:
 
     # -- moving --------------------------------------------------------------
     def export_keys(self, tenant: str) -> list[StoredKey]:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             rows = cur.execute(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = %s "
                                "ORDER BY created, id", (tenant,)).fetchall()
         n = len(KEY_COLUMNS)
@@ -264,21 +272,21 @@ class AdminTables:
 
     def import_key(self, key: StoredKey) -> bool:
         i = key.info
-        with self.db.tx(i.tenant) as cur:
+        with self._tx(i.tenant) as cur:
             cur.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, last_used, revoked, owner) "
                         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
                         (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked, i.owner))
             return cur.rowcount > 0
 
     def export_jobs(self, tenant: str) -> list[JobInfo]:
-        with self.db.tx(tenant) as cur:
+        with self._tx(tenant) as cur:
             rows = cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = %s ORDER BY created, seq",
                                (tenant,)).fetchall()
         return [_job(r) for r in rows]
 
     def import_job(self, job: JobInfo) -> bool:
         marks = ", ".join(["%s"] * len(JOB_COLUMNS))
-        with self.db.tx(job.tenant) as cur:
+        with self._tx(job.tenant) as cur:
             cur.execute(f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
                         [getattr(job, c) for c in JOB_COLUMNS])
             return cur.rowcount > 0

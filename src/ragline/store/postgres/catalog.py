@@ -25,7 +25,6 @@ import logging
 import math
 import time
 from collections.abc import Iterator
-from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -89,10 +88,6 @@ class PostgresStore(AdminTables):
         """This database's roles, for the ``Store`` facade."""
         return Roles(catalog=self, admin=self, index=self.search, conversations=self.conversations,
                      records=self.records, counters=self.counters)
-
-    def _tx(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor]:
-        """One transaction scoped to ``tenant`` (``PostgresDatabase.tx``); operators' probes use it too."""
-        return self.db.tx(tenant)
 
     @property
     def exact_below(self) -> int:

@@ -13,9 +13,11 @@ for SQLite's write lock, which one large document can hold for seconds.
 from __future__ import annotations
 
 import hmac
+import sqlite3
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from ...models import Scope
@@ -120,9 +122,16 @@ def _key(row: tuple) -> ApiKeyInfo:
 
 class AdminTables:
     """API keys and ingestion jobs on the SQLite file: the ``Admin`` role, which
-    ``SQLiteStore`` (the catalog of the same file) also plays."""
+    ``SQLiteStore`` (the catalog of the same file) also plays, over its ``db``."""
 
     db: SQLiteDatabase
+
+    # Reads and writes of these tables and the catalog's (one place to wrap or fail them).
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.db.read(sql, params)
+
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self.db.write()
 
     # -- API keys ----------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None,
@@ -130,7 +139,7 @@ class AdminTables:
         """A new key for an existing tenant: (its record, the secret — shown once)."""
         key_id, secret = new_api_key()
         now = time.time()
-        with self.db.write() as conn:
+        with self._write() as conn:
             conn.execute("INSERT INTO api_keys (id, tenant, label, prefix, hash, created, owner) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?)", (key_id, tenant, label, secret[:10], hash_key(secret), now,
                                                          owner))
@@ -141,7 +150,7 @@ class AdminTables:
         compared again in constant time so the index lookup is the only branch.
         Read-only (see ``touch_api_keys``)."""
         digest = hash_key(secret)
-        rows = self.db.read(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys "
+        rows = self._read(f"SELECT {_KEY_COLUMNS}, hash FROM api_keys "
                           "WHERE hash = ? AND revoked IS NULL", (digest,))
         if not rows or not hmac.compare_digest(rows[0][len(KEY_COLUMNS)], digest):
             return None
@@ -150,17 +159,17 @@ class AdminTables:
     def touch_api_keys(self, uses: Mapping[str, float]) -> None:
         if not uses:
             return
-        with self.db.write() as conn:
+        with self._write() as conn:
             conn.executemany("UPDATE api_keys SET last_used = max(coalesce(last_used, 0), ?) WHERE id = ?",
                              [(when, key_id) for key_id, when in uses.items()])
 
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
-        rows = self.db.read(f"SELECT {_KEY_COLUMNS} FROM api_keys "
+        rows = self._read(f"SELECT {_KEY_COLUMNS} FROM api_keys "
                           "WHERE tenant = ? AND revoked IS NULL ORDER BY created", (tenant,))
         return [_key(r) for r in rows]
 
     def revoke_api_key(self, tenant: str, key_id: str) -> bool:
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute("UPDATE api_keys SET revoked = ? WHERE tenant = ? AND id = ? AND revoked IS NULL",
                                (time.time(), tenant, key_id))
         return cur.rowcount > 0
@@ -170,7 +179,7 @@ class AdminTables:
         """Queue ingestion of one kept upload. A job already queued for the same
         document is reused (its file was just replaced), so nothing runs twice."""
         now = time.time()
-        with self.db.write() as conn:
+        with self._write() as conn:
             row = conn.execute(
                 f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? AND doc_id = ? AND state = 'queued' "
                 "ORDER BY created DESC LIMIT 1", (scope.tenant, doc_id)).fetchone()
@@ -192,7 +201,7 @@ class AdminTables:
                   max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
         now = time.time()
         caps, cap = caps_params(max_running, max_running_for)
-        with self.db.write() as conn:  # BEGIN IMMEDIATE: claims are serialised, so caps hold exactly
+        with self._write() as conn:  # BEGIN IMMEDIATE: claims are serialised, so caps hold exactly
             # A job whose worker died too often fails here instead of crash-looping.
             conn.execute(
                 "UPDATE jobs SET state = ?, error = ?, finished = ?, updated = ?, worker = NULL, lease_until = NULL "
@@ -209,7 +218,7 @@ class AdminTables:
         return _job(row) if row else None
 
     def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute("UPDATE jobs SET lease_until = ? WHERE tenant = ? AND id = ? AND worker = ? "
                                "AND state IN (?, ?)", (time.time() + lease_s, tenant, job_id, worker, *RUNNING))
         return cur.rowcount > 0
@@ -218,13 +227,13 @@ class AdminTables:
         """Set job fields (state, done, total, error, …); False if the job is gone."""
         fields = job_update(fields)
         sets = ", ".join(f"{name} = ?" for name in fields)
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute(f"UPDATE jobs SET {sets} WHERE tenant = ? AND id = ?",
                                [*fields.values(), tenant, job_id])
         return cur.rowcount > 0
 
     def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
-        rows = self.db.read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? AND id = ?", (tenant, job_id))
+        rows = self._read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? AND id = ?", (tenant, job_id))
         return _job(rows[0]) if rows else None
 
     def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
@@ -239,11 +248,11 @@ class AdminTables:
         if latest_per_document:
             sql = (f"SELECT {_JOB_COLUMNS} FROM (SELECT *, row_number() OVER (PARTITION BY doc_id "
                    f"ORDER BY created DESC, rowid DESC) AS n FROM jobs WHERE {where}) WHERE n = 1")
-        return [_job(r) for r in self.db.read(f"{sql} ORDER BY created DESC, id LIMIT ?", [*params, limit])]
+        return [_job(r) for r in self._read(f"{sql} ORDER BY created DESC, id LIMIT ?", [*params, limit])]
 
     def requeue_job(self, tenant: str, job_id: str) -> bool:
         """Put a finished job back in the queue (retry / re-ingest)."""
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute(
                 "UPDATE jobs SET state = 'queued', tries = 0, done = 0, error = NULL, not_before = 0, "
                 "finished = NULL, worker = NULL, lease_until = NULL, updated = ? "
@@ -255,29 +264,29 @@ class AdminTables:
         sql, params = "DELETE FROM jobs WHERE tenant = ? AND collection = ?", [tenant, collection]
         if doc_id is not None:
             sql, params = sql + " AND doc_id = ?", [*params, doc_id]
-        with self.db.write() as conn:
+        with self._write() as conn:
             return conn.execute(sql, params).rowcount
 
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
         """Jobs by state (one tenant's, or all for metrics)."""
         if tenant is None:
-            rows = self.db.read("SELECT state, count(*) FROM jobs GROUP BY state")
+            rows = self._read("SELECT state, count(*) FROM jobs GROUP BY state")
         else:
-            rows = self.db.read("SELECT state, count(*) FROM jobs WHERE tenant = ? GROUP BY state", (tenant,))
+            rows = self._read("SELECT state, count(*) FROM jobs WHERE tenant = ? GROUP BY state", (tenant,))
         counts = {state: 0 for state in JOB_STATES}
         counts.update(dict(rows))
         return counts
 
     # -- moving ----------------------------------------------------------------
     def export_keys(self, tenant: str) -> list[StoredKey]:
-        rows = self.db.read(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = ? ORDER BY created",
+        rows = self._read(f"SELECT {_KEY_COLUMNS}, hash, revoked FROM api_keys WHERE tenant = ? ORDER BY created",
                           (tenant,))
         n = len(KEY_COLUMNS)
         return [StoredKey(info=_key(r), hash=r[n], revoked=r[n + 1]) for r in rows]
 
     def import_key(self, key: StoredKey) -> bool:
         i = key.info
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute("INSERT OR IGNORE INTO api_keys (id, tenant, label, prefix, hash, created, last_used, "
                                "revoked, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                (i.id, i.tenant, i.label, i.prefix, key.hash, i.created, i.last_used, key.revoked,
@@ -285,12 +294,12 @@ class AdminTables:
         return cur.rowcount > 0
 
     def export_jobs(self, tenant: str) -> list[JobInfo]:
-        return [_job(r) for r in self.db.read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? ORDER BY created",
+        return [_job(r) for r in self._read(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE tenant = ? ORDER BY created",
                                             (tenant,))]
 
     def import_job(self, job: JobInfo) -> bool:
         marks = ",".join("?" * len(JOB_COLUMNS))
-        with self.db.write() as conn:
+        with self._write() as conn:
             cur = conn.execute(f"INSERT OR IGNORE INTO jobs ({_JOB_COLUMNS}) VALUES ({marks})",
                                [getattr(job, c) for c in JOB_COLUMNS])
         return cur.rowcount > 0

@@ -16,8 +16,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,13 +144,6 @@ class SQLiteStore(AdminTables):
         """This file's roles, for the ``Store`` facade."""
         return Roles(catalog=self, admin=self, index=self.search, conversations=self.conversations,
                      records=self.records, counters=self.counters)
-
-    # The catalog's reads and writes (kept as methods: operators' probes use ``_read`` too).
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
-        return self.db.read(sql, params)
-
-    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
-        return self.db.write()
 
     def close(self) -> None:
         self.db.close()
