@@ -16,8 +16,9 @@ from ragline.analyzer import analyze
 from ragline.eval.backends import clustered_vectors, dense_recall
 from ragline.models import Scope, content_hash, stable_id
 from ragline.settings import Settings, StoreSettings
-from ragline.store import Store, open_store, sqlite_search
-from ragline.store.ann import side_dir
+from ragline.store import Store, open_store
+from ragline.store.sqlite import search as sqlite_search
+from ragline.store.sqlite.ann import side_dir
 from ragline.store.types import ChunkRecord, DocumentRecord
 
 from .pg_server import pg_url  # noqa: F401  (a fixture: a fresh database on the session's PostgreSQL)

@@ -23,8 +23,8 @@ from ragline.models import Scope, content_hash
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
-from ragline.store.postgres_filters import tsvector_literal
-from ragline.store.postgres_schema import MIGRATIONS
+from ragline.store.postgres.filters import tsvector_literal
+from ragline.store.postgres.schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
 from .contract_helpers import claim_in_parallel

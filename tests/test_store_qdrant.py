@@ -24,8 +24,9 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from ragline.errors import ConfigError, ModelMismatchError, StoreError, StoreUnavailableError
 from ragline.models import Scope
 from ragline.settings import Settings, StoreSettings
-from ragline.store import open_store, qdrant
-from ragline.store import qdrant_filters as qf
+from ragline.store import open_store
+from ragline.store.qdrant import filters as qf
+from ragline.store.qdrant import index as qdrant
 from ragline.store.sqlite import SQLiteStore
 from ragline.store.types import ChunkRecord, CollectionRef, DocumentRecord
 

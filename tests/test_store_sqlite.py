@@ -74,7 +74,7 @@ def test_a_cached_message_matrix_sees_another_process_write(tmp_path, monkeypatc
     reads the new rows."""
     import numpy as np
 
-    from ragline.store import sqlite_conversations
+    from ragline.store.sqlite import conversations as sqlite_conversations
     from ragline.store.conversations import NewMessage
 
     monkeypatch.setattr(sqlite_conversations, "CACHE_ROWS", 1)

@@ -12,7 +12,7 @@ from ragline.models import Scope
 from ragline.records.model import Transaction, TransactionQuery
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
-from ragline.store.postgres_schema import MIGRATIONS
+from ragline.store.postgres.schema import MIGRATIONS
 
 from .pg_server import pg_url, server  # noqa: F401  (pg_url is a fixture)
 

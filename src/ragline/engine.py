@@ -334,7 +334,7 @@ class Engine(EngineAdmin):
     def status(self) -> dict[str, Any]:
         store = self.store
         tenants = []
-        for tenant in store.catalog.tenants():
+        for tenant in store.tenants():
             tenants.append({
                 "tenant": tenant,
                 "collections": [
@@ -344,7 +344,7 @@ class Engine(EngineAdmin):
                     for c in store.list_collections(tenant)
                 ],
             })
-        counts = store.catalog.counts()
+        counts = store.counts()
         url = self.settings.store.url
         return {"home": str(self.settings.home), "store": backend_for(url), "store_url": redact(url or store.url),
                 "model": self.embedder.model_id, **counts, "details": tenants}

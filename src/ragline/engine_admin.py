@@ -29,24 +29,24 @@ class EngineAdmin:
 
     # -- tenants and keys (operators) ----------------------------------------
     def tenants(self) -> list[str]:
-        return self.store.catalog.tenants()
+        return self.store.tenants()
 
     def tenant_created(self, tenant: str) -> float | None:
-        return self.store.catalog.tenant_created(tenant)
+        return self.store.tenant_created(tenant)
 
     def ensure_tenant(self, tenant: str) -> bool:
         """Create the tenant; False if it existed already."""
-        existed = self.store.catalog.tenant_created(tenant) is not None
-        self.store.catalog.ensure_tenant(tenant)
+        existed = self.store.tenant_created(tenant) is not None
+        self.store.ensure_tenant(tenant)
         return not existed
 
     def create_api_key(self, tenant: str, label: str | None = None,
                        owner: str | None = None) -> tuple[ApiKeyInfo, str]:
         """A new key for an existing tenant (``NotFoundError`` otherwise): (record, secret).
         With ``owner``, every request made with the key acts as that user of the tenant."""
-        if self.store.catalog.tenant_created(tenant) is None:
+        if self.store.tenant_created(tenant) is None:
             raise NotFoundError(f"tenant {tenant!r} not found")
-        return self.store.admin.create_api_key(tenant, label, owner or None)
+        return self.store.create_api_key(tenant, label, owner or None)
 
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
         """The live key for ``secret``, or None. Never writes: ``last_used`` is recorded
@@ -65,7 +65,7 @@ class EngineAdmin:
         return self.store.usage(tenant)
 
     def revoke_api_key(self, tenant: str, key_id: str) -> bool:
-        return self.store.admin.revoke_api_key(tenant, key_id)
+        return self.store.revoke_api_key(tenant, key_id)
 
     # -- collections and documents -------------------------------------------
     def list_collections(self, tenant: str) -> list[CollectionInfo]:
@@ -77,7 +77,7 @@ class EngineAdmin:
     def delete_collection(self, scope: Scope) -> None:
         """Delete the collection with its documents, chunks and jobs."""
         self.store.delete_collection(scope)
-        self.store.admin.delete_jobs(scope.tenant, collection=scope.collection)
+        self.store.delete_jobs(scope.tenant, collection=scope.collection)
 
     def get_document(self, scope: Scope, doc_id: str) -> DocumentInfo | None:
         return self.store.get_document(scope, doc_id)
@@ -101,34 +101,34 @@ class EngineAdmin:
 
     # -- jobs ------------------------------------------------------------------
     def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
-        return self.store.admin.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
+        return self.store.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
 
     def claim_job(self, worker: str) -> JobInfo | None:
         """The next job for ``worker``, leased for ``server.job_lease_s``: fair across
         tenants, and within each tenant's ``quotas.concurrent_jobs``."""
         quotas = self.settings.quotas
         overrides = {tenant: quotas.for_tenant(tenant).concurrent_jobs for tenant in quotas.tenants}
-        return self.store.admin.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES,
-                                          max_running=quotas.concurrent_jobs, max_running_for=overrides)
+        return self.store.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES,
+                                    max_running=quotas.concurrent_jobs, max_running_for=overrides)
 
     def renew_lease(self, job: JobInfo, worker: str) -> bool:
-        return self.store.admin.renew_lease(job.tenant, job.id, worker, self.settings.server.job_lease_s)
+        return self.store.renew_lease(job.tenant, job.id, worker, self.settings.server.job_lease_s)
 
     def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
-        return self.store.admin.update_job(tenant, job_id, **fields)
+        return self.store.update_job(tenant, job_id, **fields)
 
     def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
-        return self.store.admin.get_job(tenant, job_id)
+        return self.store.get_job(tenant, job_id)
 
     def list_jobs(self, tenant: str, **filters: Any) -> list[JobInfo]:
         """See ``Admin.list_jobs`` for the filters."""
-        return self.store.admin.list_jobs(tenant, **filters)
+        return self.store.list_jobs(tenant, **filters)
 
     def requeue_job(self, tenant: str, job_id: str) -> bool:
-        return self.store.admin.requeue_job(tenant, job_id)
+        return self.store.requeue_job(tenant, job_id)
 
     def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
-        return self.store.admin.delete_jobs(tenant, collection=collection, doc_id=doc_id)
+        return self.store.delete_jobs(tenant, collection=collection, doc_id=doc_id)
 
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
-        return self.store.admin.job_counts(tenant)
+        return self.store.job_counts(tenant)

@@ -80,9 +80,9 @@ class Reembedder:
         report = ReembedReport(self.collection, info.model_id, model, dimension)
         if (info.model_id, info.dimension) == (model, dimension):
             return report  # already there
-        old_ref = self.store.catalog.resolve(Scope(self.tenant, (self.collection,)))[0]
+        old_ref = self.store.collection_ref(self.tenant, self.collection)
         new_ref = replace(old_ref, key=next_key(old_ref.key, model), dimension=dimension)
-        external = self.store.index.external
+        external = self.store.external_index
         for report.rounds in range(1, MAX_ROUNDS + 1):
             report.embedded += self._fill(new_ref if external else None)
             missing = self.store.switch_model(self.tenant, self.collection, old_model=info.model_id, model_id=model,
@@ -101,7 +101,7 @@ class Reembedder:
         write each document under the new key. Returns how many texts were embedded."""
         total = self.store.get_collection(Scope(self.tenant, (self.collection,))).chunks
         done = embedded = 0
-        for group in _groups(self.store.catalog.export_documents(self.tenant, self.collection), self.batch):
+        for group in _groups(self.store.export_documents(self.tenant, self.collection), self.batch):
             texts = {c.content_hash: index_text(d.record.title, c.text, c.section) for d in group for c in d.chunks}
             known = self.cache.get_many(self.embedder.model_id, list(texts), tenant=self.tenant)
             todo = [h for h in texts if h not in known]
@@ -126,14 +126,14 @@ class Reembedder:
             for chunk in stored.chunks:  # exported chunks carry no terms: the keyword half needs them
                 chunk.terms = " ".join(analyze(index_text(stored.record.title, chunk.text, chunk.section), ref.config.get("language")))
             vectors = np.stack([known[c.content_hash] for c in stored.chunks])
-            self.store.index.upsert(ref, stored.owner, stored.record, stored.chunks, vectors)
+            self.store.index_under(ref, stored.owner, stored.record, stored.chunks, vectors)
             self._indexed.update(c.id for c in stored.chunks)
 
     def _lookup(self, pairs: list[tuple[str, str]]) -> dict[str, np.ndarray]:
         """The switch's source of new vectors: the cache, and for an external index only
         chunks already written under the new key."""
         found = self.cache.get_many(self.embedder.model_id, [h for _, h in pairs], tenant=self.tenant)
-        external = self.store.index.external
+        external = self.store.external_index
         return {cid: found[h] for cid, h in pairs if h in found and (not external or cid in self._indexed)}
 
 

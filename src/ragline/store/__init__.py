@@ -1,5 +1,7 @@
 """Storage: a catalog, admin tables and search indexes behind one scoped ``Store``,
-opened from one URL setting by a registry of backends (``BACKENDS``)."""
+opened from one URL setting by a registry of backends (``BACKENDS``), one folder
+each (``sqlite/``, ``postgres/``, ``qdrant/``; the SQL the relational two share in
+``sql/``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..errors import ConfigError
-from .base import Admin, Catalog, SearchIndex
+from .base import Admin, Catalog, Roles, SearchIndex
 from .facade import Store
 from .filters import Filter, parse_filters
 from .types import ChunkRecord, CollectionInfo, DocumentInfo, DocumentRecord
@@ -23,7 +25,8 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "postgresql": ("ragline.store.postgres", "psycopg[binary,pool] pgvector"),
     "qdrant": ("ragline.store.qdrant", "qdrant-client"),
 }
-"""Backend name → (module with ``open_backend(url, settings)``, the packages it needs)."""
+"""Backend name → (its package, whose ``open_backend(url, settings)`` returns the ``Store``
+over the backend's ``Roles``; the packages it needs)."""
 
 SCHEMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql",
            "qdrant": "qdrant", "http": "qdrant", "https": "qdrant"}
@@ -92,4 +95,4 @@ def open_store(settings: Settings, url: str | None = None) -> Store:
 
 
 __all__ = ["BACKENDS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
-           "Filter", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "sqlite_path"]
+           "Filter", "Roles", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "sqlite_path"]

@@ -7,12 +7,18 @@
   from it at any time.
 - ``Records``: typed rows (bank transactions) of one owner, queried as data; the
   relational catalogs hold them (so a Qdrant store keeps them in its catalog).
+- ``Usage``: match counters and per-day usage rows, in the relational catalogs too.
+- ``ConversationStore`` (``conversations``): conversations and their messages.
+
+A backend's ``open_backend`` hands the ``Store`` facade one ``Roles`` bundle; one
+object may play several roles (SQLite's ``SQLiteStore`` is catalog and admin).
 
 Every read and write that touches tenant data takes a ``Scope`` (tenant,
 collections, optional owner) and the backend applies it inside its own query:
-the single tenant chokepoint. Owner visibility, everywhere: an owner-less scope
-sees shared (owner-less) documents only; a scope with an owner sees shared
-documents plus that owner's own. Writes touch exactly the scope's owner.
+the single tenant chokepoint. Owner visibility, everywhere (defined once in
+``visibility``): an owner-less scope sees shared (owner-less) documents only; a
+scope with an owner sees shared documents plus that owner's own. Writes touch
+exactly the scope's owner.
 
 Backends raise only ragline errors: ``StoreError`` (``StoreUnavailableError`` when
 the database cannot be reached: retry later), ``NotFoundError`` for a tenant or
@@ -23,6 +29,7 @@ collection is opened with another embedding model, ``ConfigError`` for bad filte
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -30,6 +37,7 @@ import numpy as np
 from ..models import Hit, Scope
 from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport
 from ..usage.model import MatchStat, UsageRecord
+from .conversations import ConversationStore
 from .filters import Filter
 from .types import (
     ApiKeyInfo,
@@ -410,3 +418,15 @@ class Admin(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Roles:
+    """One backend's roles, as its ``open_backend`` hands them to the ``Store`` facade."""
+
+    catalog: Catalog
+    admin: Admin
+    index: SearchIndex
+    conversations: ConversationStore
+    records: Records
+    counters: Usage

@@ -1,5 +1,6 @@
-"""``Store``: the one scoped store API the engine uses, over a catalog, an admin
-store and a search index (three roles that may be one object).
+"""``Store``: the one scoped store API the engine uses, over one backend's roles
+(``base.Roles``: catalog, admin, search index, conversations, records, counters;
+one object may play several).
 
 It parses filters once (``filters.parse_filters``), resolves a scope's
 collections once per search, and keeps an external index in step with the
@@ -12,6 +13,7 @@ off the request path (``key_usage``): authentication never writes.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,27 +22,54 @@ import numpy as np
 from ..analyzer import check_language
 from ..models import Hit, Scope
 from ..usage.model import MatchStat, UsageRecord
-from .base import Admin, Catalog, MatchCounts, Records, Scored, SearchIndex, Usage, VectorLookup
+from .base import Admin, Catalog, MatchCounts, Records, Roles, Scored, SearchIndex, Usage, VectorLookup
 from .conversations import ConversationStore
 from .filters import Filter, parse_filters
 from .key_usage import KeyUsage
-from .types import ApiKeyInfo, ChunkRecord, CollectionInfo, CollectionRef, DocumentInfo, DocumentRecord, TenantUsage
+from .types import (
+    ApiKeyInfo,
+    ChunkRecord,
+    CollectionInfo,
+    CollectionRef,
+    DocumentInfo,
+    DocumentRecord,
+    JobInfo,
+    StoredDocument,
+    TenantUsage,
+)
 
 
 class Store:
-    """Catalog + admin + index, as one object. ``catalog``, ``admin`` and ``index``
-    are public for operators' tools (migrate, rebuild); request paths use the
-    methods below, all scoped."""
+    """One backend's roles behind one object. Request paths and the engine use the
+    methods below (scoped where they touch tenant data); ``conversations``,
+    ``records`` and ``counters`` are the typed roles their features take. ``catalog``,
+    ``admin`` and ``index`` stay public for operators' tools only (``migrate``)."""
 
-    def __init__(self, catalog: Catalog, admin: Admin, index: SearchIndex, *, url: str = "") -> None:
-        self.catalog = catalog
-        self.admin = admin
-        self.index = index
+    def __init__(self, roles: Roles, *, url: str = "") -> None:
+        self.roles = roles
+        self.catalog: Catalog = roles.catalog
+        self.admin: Admin = roles.admin
+        self.index: SearchIndex = roles.index
+        self.conversations: ConversationStore = roles.conversations
+        self.records: Records = roles.records
+        self.counters: Usage = roles.counters  # match counters and usage rows (ragline.usage)
         self.url = url
-        self.key_usage = KeyUsage(admin)
-        self.conversations: ConversationStore = catalog  # type: ignore[assignment]  (the catalog's tables)
-        self.records: Records = catalog  # type: ignore[assignment]  (the relational catalog's tables)
-        self.counters: Usage = catalog  # type: ignore[assignment]  (match counters and usage rows, ragline.usage)
+        self.key_usage = KeyUsage(roles.admin)
+
+    # -- tenants (operators) ---------------------------------------------------
+    def tenants(self) -> list[str]:
+        return self.catalog.tenants()
+
+    def tenant_created(self, tenant: str) -> float | None:
+        """When the tenant was created, or None if it does not exist."""
+        return self.catalog.tenant_created(tenant)
+
+    def ensure_tenant(self, tenant: str) -> None:
+        self.catalog.ensure_tenant(tenant)
+
+    def counts(self) -> dict[str, int]:
+        """Totals across tenants (tenants, collections, documents, chunks), for operators."""
+        return self.catalog.counts()
 
     # -- API keys ------------------------------------------------------------
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
@@ -54,6 +83,14 @@ class Store:
         """A use of a key checked earlier (a caller's short-lived cache), written later like any."""
         self.key_usage.note(key_id)
 
+    def create_api_key(self, tenant: str, label: str | None = None,
+                       owner: str | None = None) -> tuple[ApiKeyInfo, str]:
+        """``Admin.create_api_key``: (the key's record, its secret, shown once)."""
+        return self.admin.create_api_key(tenant, label, owner)
+
+    def revoke_api_key(self, tenant: str, key_id: str) -> bool:
+        return self.admin.revoke_api_key(tenant, key_id)
+
     def list_api_keys(self, tenant: str) -> list[ApiKeyInfo]:
         """The tenant's live keys, with uses not yet written already in ``last_used``."""
         keys = []
@@ -66,6 +103,43 @@ class Store:
 
     def usage(self, tenant: str) -> TenantUsage:
         return self.catalog.usage(tenant)
+
+    # -- jobs (``Admin``'s queue) ---------------------------------------------
+    def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
+        return self.admin.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
+
+    def claim_job(self, worker: str, lease_s: float, max_tries: int, *, max_running: int | None = None,
+                  max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
+        """``Admin.claim_job``: the next job for ``worker``, fair across tenants."""
+        return self.admin.claim_job(worker, lease_s, max_tries, max_running=max_running,
+                                    max_running_for=max_running_for)
+
+    def renew_lease(self, tenant: str, job_id: str, worker: str, lease_s: float) -> bool:
+        return self.admin.renew_lease(tenant, job_id, worker, lease_s)
+
+    def update_job(self, tenant: str, job_id: str, **fields: Any) -> bool:
+        return self.admin.update_job(tenant, job_id, **fields)
+
+    def get_job(self, tenant: str, job_id: str) -> JobInfo | None:
+        return self.admin.get_job(tenant, job_id)
+
+    def list_jobs(self, tenant: str, *, collection: str | None = None, state: str | None = None,
+                  doc_id: str | None = None, latest_per_document: bool = False, limit: int = 1000,
+                  all_owners: bool = True, owner: str | None = None) -> list[JobInfo]:
+        """``Admin.list_jobs``: newest first; with ``all_owners=False`` only the jobs
+        ``owner`` may see (``visibility``)."""
+        return self.admin.list_jobs(tenant, collection=collection, state=state, doc_id=doc_id,
+                                    latest_per_document=latest_per_document, limit=limit, all_owners=all_owners,
+                                    owner=owner)
+
+    def requeue_job(self, tenant: str, job_id: str) -> bool:
+        return self.admin.requeue_job(tenant, job_id)
+
+    def delete_jobs(self, tenant: str, *, collection: str, doc_id: str | None = None) -> int:
+        return self.admin.delete_jobs(tenant, collection=collection, doc_id=doc_id)
+
+    def job_counts(self, tenant: str | None = None) -> dict[str, int]:
+        return self.admin.job_counts(tenant)
 
     # -- collections ---------------------------------------------------------
     def ensure_collection(self, scope: Scope, *, model_id: str, dimension: int,
@@ -88,6 +162,10 @@ class Store:
         large collections; other backends keep their own indexes and report nothing)."""
         rebuild = getattr(self.index, "rebuild_side_indexes", None)
         return rebuild(tenant) if rebuild is not None else []
+
+    def collection_ref(self, tenant: str, collection: str) -> CollectionRef:
+        """A collection as the search index knows it (``NotFoundError`` if it does not exist)."""
+        return self.catalog.resolve(Scope(tenant, (collection,)))[0]
 
     def delete_collection(self, scope: Scope) -> None:
         for ref in self.catalog.delete_collection(scope):
@@ -134,6 +212,24 @@ class Store:
         if self.index.external:
             ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
             self.index.upsert(ref, scope.owner, document, chunks, vectors)
+
+    @property
+    def external_index(self) -> bool:
+        """Whether the search index lives outside the catalog (Qdrant) and is written apart."""
+        return self.index.external
+
+    def export_documents(self, tenant: str, collection: str, *, batch: int = 100) -> Iterator[StoredDocument]:
+        """``Catalog.export_documents``: every document of a collection (all owners) with
+        its chunks and vectors, in batches. Operator paths only (``ragline reembed``)."""
+        return self.catalog.export_documents(tenant, collection, batch=batch)
+
+    def index_under(self, ref: CollectionRef, owner: str | None, document: DocumentRecord,
+                    chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
+        """Write chunks into an external index under ``ref``, which may carry a key the
+        catalog does not have yet (``ragline reembed`` fills the new key before the
+        switch). No-op when the catalog is the index."""
+        if self.index.external:
+            self.index.upsert(ref, owner, document, chunks, vectors)
 
     def delete_documents(self, scope: Scope, doc_ids: list[str]) -> int:
         deleted = self.catalog.delete_documents(scope, doc_ids)

@@ -1,5 +1,5 @@
 """Metadata filters: one neutral parse-and-validate step; each backend compiles
-the result (``sqlite_filters``, ``postgres_filters``, ``qdrant``).
+the result (``sqlite.filters``, ``postgres.filters``, ``qdrant.filters``).
 
 The grammar, as users write it (JSON)::
 

@@ -3,7 +3,12 @@ tenants, API keys (their hashes), jobs, collections with their model pin,
 documents with their chunks and vectors, each owner's transactions, and conversations
 with their messages (embeddings kept), and usage (match counters, usage per day). Idempotent: a document already in the
 target with the same content hash and chunk count is skipped, and keys and jobs
-are inserted only when their id is new, so a second run copies nothing."""
+are inserted only when their id is new, so a second run copies nothing.
+
+An operator's tool: it reaches the roles behind the ``Store`` facade (``catalog``,
+``admin``, ``records``, ``conversations``, ``counters``) for what only a copy needs
+and no request path may do: every owner's documents, key hashes, job rows and
+usage rows of a tenant, exported and written back as they are."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from ...ingest.loaders import supported_extensions
 from ...models import OWNER_PATTERN, Scope
 from ...store.types import DocumentInfo, JobInfo
+from ...store.visibility import may_see
 from ..auth import Principal, Tenant
 from ..deps import (
     CollectionPath,
@@ -29,10 +30,6 @@ from ..schemas import ChunkOut, DocumentList, DocumentOut, JobList, JobOut, Text
 from ..uploads import MAX_NAME_BYTES, PASSWORD_FILE, clean_filename
 
 router = APIRouter(prefix="/v1", tags=["documents"], responses=responses(401, 422, 503))
-
-
-def _visible(job: JobInfo, owner: str | None) -> bool:
-    return job.owner is None or job.owner == owner
 
 
 def _job(request: Request, job: JobInfo) -> dict:
@@ -58,7 +55,7 @@ def _find(request: Request, who: Principal, doc_id: str, owner: str | None) -> t
     """The document (from the store, or only its job while it is first ingested); 404 if neither."""
     scope = all_collections_scope(request, who, owner)
     doc = engine(request).get_document(scope, doc_id) if scope is not None else None
-    jobs = [j for j in engine(request).list_jobs(who.tenant, doc_id=doc_id, limit=20) if _visible(j, owner)]
+    jobs = [j for j in engine(request).list_jobs(who.tenant, doc_id=doc_id, limit=20) if may_see(j.owner, owner)]
     if doc is not None:
         jobs = [j for j in jobs if j.collection == doc.collection]
     job = jobs[0] if jobs else None
@@ -139,7 +136,7 @@ def list_documents(request: Request, name: CollectionPath, who: Tenant, owner: O
     require_collection(request, scope)
     docs = engine(request).list_documents(scope)
     jobs = {j.doc_id: j for j in engine(request).list_jobs(who.tenant, collection=name, latest_per_document=True)
-            if _visible(j, scope.owner)}
+            if may_see(j.owner, scope.owner)}
     out = [_document(request, d, jobs.pop(d.id, None)) for d in docs]
     # Documents still on their first ingestion (or whose first ingestion failed) exist only as jobs.
     out += [_document(request, None, j) for j in jobs.values() if j.state != "indexed"]

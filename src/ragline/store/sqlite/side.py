@@ -25,18 +25,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import StoreError
+from ...errors import StoreError
+from ..visibility import visible_owners
 from .ann import (
     REBUILD_DELETED_SHARE,
     HnswIndex,
     Manifest,
     Members,
+    Side,
     new_data_name,
     remove_index_files,
     remove_others,
     safe_name,
     side_dir,
 )
+from .keyword_index import TantivyIndex
+from .words import sync_words
 
 log = logging.getLogger(__name__)
 BATCH = 20_000
@@ -55,22 +59,21 @@ class Snapshot:
 
     def visible(self, owner: str | None) -> np.ndarray | None:
         """Which members an owner may see, or None when all of them."""
-        code = self.owners.get(owner, -1) if owner is not None else -1
-        if not self.owners or (code > 0 and len(self.owners) == 1):
-            return None
-        shared = self.owner_codes == 0
-        return shared | (self.owner_codes == code) if code > 0 else shared
+        return owner_mask(self.owner_codes, self.owners, owner)
 
 
-@dataclass
-class Side:
-    """One collection's side index as loaded: the index object and what it holds."""
-
-    index: object
-    members: Members
-    version: tuple | None
-    unsaved: int = 0
-    model: str = ""  # the embedding model whose vectors it holds (dense only)
+def owner_mask(owner_codes: np.ndarray, owners: dict[str, int], owner: str | None) -> np.ndarray | None:
+    """The rows a scope with ``owner`` may read (``visibility.visible_owners``) as a mask
+    over ``owner_codes`` (0: shared, else 1 + the owner's place in ``owners``), or None
+    when that is every row (no mask needed)."""
+    codes = {0 if o is None else owners.get(o, -1) for o in visible_owners(owner)}
+    if codes >= set(range(len(owners) + 1)):
+        return None
+    mask = np.zeros(len(owner_codes), dtype=bool)
+    for code in codes:
+        if code >= 0:
+            mask |= owner_codes == code
+    return mask
 
 
 class SideIndexes:
@@ -90,8 +93,8 @@ class SideIndexes:
         self._cid_locks: dict[int, threading.Lock] = {}
         self._sizes: dict[int, tuple[tuple, int]] = {}
         self._snapshots: dict[int, Snapshot] = {}
-        self._dense: dict[int, Side] = {}
-        self._words: dict[int, Side] = {}
+        self._dense: dict[int, Side[HnswIndex]] = {}
+        self._words: dict[int, Side[TantivyIndex]] = {}
         # Collections with side indexes in memory, least recently searched first: at most
         # max_loaded stay; the others are read back from disk when searched again.
         self.max_loaded = max(1, max_loaded)
@@ -190,7 +193,7 @@ class SideIndexes:
         return out
 
     # -- dense -----------------------------------------------------------------
-    def dense(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> tuple[Side, Snapshot]:
+    def dense(self, cid: int, version: tuple, uid: str, model: str, dim: int) -> tuple[Side[HnswIndex], Snapshot]:
         """The collection's HNSW index, in step with ``version``."""
         side = self._dense.get(cid)
         if side is not None and side.version == version:
@@ -205,23 +208,24 @@ class SideIndexes:
         self._used(cid)
         return side, snap
 
-    def _sync_dense(self, cid: int, side: Side | None, snap: Snapshot, uid: str, model: str, dim: int) -> Side:
+    def _sync_dense(self, cid: int, side: Side[HnswIndex] | None, snap: Snapshot, uid: str, model: str,
+                    dim: int) -> Side[HnswIndex]:
         stem = safe_name(uid)
         manifest = Manifest(self.directory / f"{stem}.hnsw.npz")
-        if side is not None and (side.model != model or side.index.dim != dim):  # type: ignore[attr-defined]
+        if side is not None and (side.model != model or side.index.dim != dim):
             side = None  # re-embedded with another model: same chunks, other vectors
         if side is None:
             side = self._load_dense(manifest, model, dim)
         if side is not None:
             added, removed = side.members.diff(snap.members)
-            entries = side.index.entries  # type: ignore[attr-defined]
+            entries = side.index.entries
             deleted_after = entries + len(added) - len(snap.members.rowids)
             if deleted_after <= REBUILD_DELETED_SHARE * max(1, entries + len(added)):
-                side.index.remove(removed)  # type: ignore[attr-defined]
+                side.index.remove(removed)
                 for start in range(0, len(added), BATCH):
                     part = added[start:start + BATCH]
                     rows = self.vectors_by_rowid(cid, part)
-                    side.index.add(np.array([r[0] for r in rows], np.int64),  # type: ignore[attr-defined]
+                    side.index.add(np.array([r[0] for r in rows], np.int64),
                                    _matrix([r[1] for r in rows], dim), self.threads)
                 side.members, side.version = snap.members, snap.version
                 side.unsaved += len(added) + len(removed)
@@ -230,7 +234,7 @@ class SideIndexes:
                 return side
         return self._rebuild_dense(cid, snap, manifest, stem, model, dim)
 
-    def _load_dense(self, manifest: Manifest, model: str, dim: int) -> Side | None:
+    def _load_dense(self, manifest: Manifest, model: str, dim: int) -> Side[HnswIndex] | None:
         meta = manifest.read()
         if meta is None or str(meta["model"]) != model:
             return None
@@ -242,7 +246,7 @@ class SideIndexes:
         return Side(index, members, None, model=model)
 
     def _rebuild_dense(self, cid: int, snap: Snapshot, manifest: Manifest, stem: str, model: str,
-                       dim: int) -> Side:
+                       dim: int) -> Side[HnswIndex]:
         index = HnswIndex(dim, capacity=int(len(snap.members.rowids) * 1.05) + 1024)
         after, rowids, keys = -1, [], []
         while True:
@@ -260,11 +264,11 @@ class SideIndexes:
         self._save_dense(side, manifest, stem, model)
         return side
 
-    def _save_dense(self, side: Side, manifest: Manifest, stem: str, model: str) -> None:
+    def _save_dense(self, side: Side[HnswIndex], manifest: Manifest, stem: str, model: str) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
             name = new_data_name(stem, ".hnsw")
-            side.index.save(self.directory / name)  # type: ignore[attr-defined]
+            side.index.save(self.directory / name)
             manifest.write(side.members, int(side.version[0]) if side.version else 0, model, name)
             remove_others(self.directory, stem, ".hnsw", name)
             side.unsaved = 0
@@ -281,18 +285,18 @@ class SideIndexes:
         return out
 
     # -- keyword -----------------------------------------------------------------
-    def words(self, cid: int, version: tuple, uid: str) -> Side | None:
+    def words(self, cid: int, version: tuple, uid: str) -> Side[TantivyIndex] | None:
         """The collection's tantivy index in step with ``version`` (None: tantivy is not installed)."""
         if not self.keyword:
             return None
         side = self._words.get(cid)
         if side is None or side.version != version:
-            from .sqlite_words import sync_words
-
             with self._cid_lock(cid):
                 side = self._words.get(cid)
                 if side is None or side.version != version:
-                    side = sync_words(self, cid, side, self.snapshot(cid, version), safe_name(uid))
+                    snap = self.snapshot(cid, version)
+                    side = sync_words(self.directory, self.read, cid, side, snap.members, snap.version,
+                                      safe_name(uid), threads=self.threads)
                     self._words[cid] = side
         self._used(cid)
         return side

@@ -8,9 +8,9 @@ missing one simply has no results). The reason is keyword search: Qdrant's
 ragline promises that one tenant's text never shifts another's BM25 scores, so
 each ragline collection needs its own. Every point still carries ``tenant``,
 ``collection`` and ``owner`` (null when shared) in its payload, and every search
-filters on them (``qdrant_filters.scope_conditions``) as defence in depth.
+filters on them (``filters.scope_conditions``) as defence in depth.
 
-Points (``qdrant_filters``): id = uuid5 of the chunk id; a named dense vector
+Points (``filters``): id = uuid5 of the chunk id; a named dense vector
 ``dense`` (cosine, HNSW on a server, searched with ``hnsw_ef = store.ef_search``)
 whose score is the cosine similarity; a named sparse vector ``keyword`` with
 ``Modifier.IDF`` that makes Qdrant's score exactly BM25.
@@ -29,8 +29,9 @@ import hashlib
 import math
 import threading
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -38,12 +39,17 @@ import numpy as np
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
-from ..errors import ConfigError, ModelMismatchError, RaglineError, StoreError, StoreUnavailableError
-from ..models import Scope
-from .base import Scored
-from .filters import Filter
-from .qdrant_filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
-from .types import ChunkRecord, CollectionRef, DocumentRecord
+from ...errors import ConfigError, ModelMismatchError, RaglineError, StoreError, StoreUnavailableError
+from ...models import Scope
+from ..base import Scored
+from ..facade import Store
+from ..filters import Filter
+from .filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
+from ..types import ChunkRecord, CollectionRef, DocumentRecord
+
+if TYPE_CHECKING:
+    from ..postgres import PostgresStore
+    from ..sqlite import SQLiteStore
 
 try:  # only a gRPC client raises these; qdrant-client depends on grpcio
     import grpc
@@ -331,16 +337,17 @@ def connect(url: str, settings: Any) -> _Connection:
     return _Connection(client, f"Qdrant at {server}")
 
 
-def open_catalog(settings: Any) -> Any:
-    """The catalog + admin a Qdrant index pairs with (``store.catalog_url``)."""
-    from . import sqlite_path
-    from .sqlite import SQLiteStore
+def open_catalog(settings: Any) -> SQLiteStore | PostgresStore:
+    """The catalog a Qdrant index pairs with (``store.catalog_url``); it keeps every
+    other role (admin, conversations, records, counters) too."""
+    from .. import sqlite_path
+    from ..sqlite import SQLiteStore
 
     url = settings.store.catalog_url
     scheme = url.split("://", 1)[0].lower() if url and "://" in url else ""
     if scheme in ("postgresql", "postgres"):
         try:
-            from .postgres import PostgresStore  # lazily: only this pairing needs psycopg
+            from ..postgres import PostgresStore  # lazily: only this pairing needs psycopg
         except ImportError as exc:
             if (exc.name or "").startswith("ragline"):  # our own bug, not a missing extra
                 raise
@@ -355,10 +362,9 @@ def open_catalog(settings: Any) -> Any:
     return SQLiteStore(sqlite_path(url, settings))
 
 
-def open_backend(url: str, settings: Any) -> Any:
+def open_backend(url: str, settings: Any) -> Store:
     """The registry's entry: a catalog (``open_catalog``) with a Qdrant index."""
-    from . import redact
-    from .facade import Store
+    from .. import redact
 
     conn = connect(url, settings)
     try:
@@ -367,4 +373,4 @@ def open_backend(url: str, settings: Any) -> Any:
         _release(conn)
         raise
     index = QdrantIndex(conn, prefix=settings.store.qdrant_prefix, ef_search=settings.store.ef_search)
-    return Store(catalog, catalog, index, url=redact(url))
+    return Store(replace(catalog.roles(), index=index), url=redact(url))

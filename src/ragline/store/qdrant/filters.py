@@ -17,7 +17,7 @@ others. 100 analyzed terms is about one default chunk (1000 characters, about 17
 words, about 100 terms once stopwords are gone); it sets only how strongly length
 is normalised, never the order of chunks of equal length.
 
-Filter semantics are defined in ``filters`` and must match ``sqlite_filters`` exactly:
+Filter semantics are defined in ``filters`` and must match ``sqlite.filters`` exactly:
 
 - Document and chunk fields (``FIELDS``) are top-level payload keys; user metadata
   lives under the ``meta`` object, addressed as ``meta."key"`` (quoted, so a key
@@ -46,9 +46,10 @@ from typing import Any
 import numpy as np
 from qdrant_client import models
 
-from ..models import Scope
-from .filters import RANGE_OPS, Condition, Filter
-from .types import ChunkRecord, CollectionRef, DocumentRecord
+from ...models import Scope
+from ..filters import RANGE_OPS, Condition, Filter
+from ..types import ChunkRecord, CollectionRef, DocumentRecord
+from ..visibility import visible_owners
 
 DENSE, KEYWORD = "dense", "keyword"
 K1, B, AVGDL = 1.2, 0.75, 100.0
@@ -113,12 +114,14 @@ def scope_conditions(scope: Scope, ref: CollectionRef) -> list[Any]:
 
     Each Qdrant collection already holds one ragline collection only; these
     conditions are defence in depth against a mis-addressed write or search."""
-    shared = _is_empty("owner")
-    if scope.owner is None:
-        visible: Any = shared
-    else:
-        visible = models.Filter(should=[shared, _match("owner", scope.owner)])
-    return [_match("tenant", scope.tenant), _match("collection", ref.name), visible]
+    return [_match("tenant", scope.tenant), _match("collection", ref.name), owner_visibility(scope.owner)]
+
+
+def owner_visibility(owner: str | None) -> Any:
+    """The points a scope with ``owner`` may read (``visibility.visible_owners``): shared
+    ones (no owner in the payload), plus its own."""
+    parts = [_is_empty("owner") if o is None else _match("owner", o) for o in visible_owners(owner)]
+    return parts[0] if len(parts) == 1 else models.Filter(should=parts)
 
 
 def payload_key(cond: Condition) -> str:

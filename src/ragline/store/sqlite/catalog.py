@@ -3,7 +3,7 @@ index in one file. Keyword search is one FTS5 table per collection; dense search
 is an in-memory vector matrix per collection, rebuilt from SQLite whenever the
 collection's version moves (exact cosine). Collections of ``store.ann_above`` chunks
 or more are searched through HNSW and tantivy side indexes in ``<db>.ann/`` instead
-(``sqlite_side``), kept in step with these tables, which stay the system of record.
+(``side``), kept in step with these tables, which stay the system of record.
 
 Keyword statistics (IDF, average length) are per collection, so one tenant's
 text never shifts another tenant's scores. Paired with an external index
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,19 +22,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelMismatchError, NotFoundError, StoreError
-from ..models import Hit, Scope
-from .base import VectorLookup
-from .records_sql import SCHEMA_RECORDS
-from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
-from .sqlite_admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
-from .sqlite_conn import SQLiteConnections
-from .sqlite_conversations import SCHEMA_CONVERSATIONS, ConversationTables
-from .sqlite_records import SQLiteRecords
-from .sqlite_search import SQLiteSearch
-from .sqlite_side import SideIndexes
-from .sqlite_usage import SQLiteUsage
-from .types import (
+from ...errors import ModelMismatchError, NotFoundError, StoreError
+from ...models import Hit, Scope
+from ..base import Roles, VectorLookup
+from ..facade import Store
+from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
+from ..sql.records import SCHEMA_RECORDS, RecordsTables
+from ..sql.usage import SCHEMA_USAGE, UsageTables
+from ..types import (
     ChunkRecord,
     CollectionInfo,
     CollectionRef,
@@ -45,7 +39,11 @@ from .types import (
     TenantUsage,
     stored_bytes,
 )
-from .usage_sql import SCHEMA_USAGE
+from .admin import INDEXES_ADMIN, SCHEMA_ADMIN, AdminTables
+from .conn import SQLiteDatabase
+from .conversations import SCHEMA_CONVERSATIONS, SQLiteConversations
+from .search import SQLiteSearch
+from .side import SideIndexes
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tenants (
@@ -105,9 +103,11 @@ CREATE INDEX IF NOT EXISTS chunks_collection ON chunks (collection_id);
 """
 
 
-class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTables, ConversationTables, SQLiteRecords, SQLiteUsage):
-    """``Catalog``, ``Admin`` and ``SearchIndex`` on one SQLite file. Thread-safe: a
-    connection per thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
+class SQLiteStore(AdminTables):
+    """The ``Catalog`` and ``Admin`` roles on one SQLite file, and the owner of the
+    file's other roles (``roles()``): search, conversations, records and usage, each an
+    object over the one ``SQLiteDatabase`` they share. Thread-safe: a connection per
+    thread, writes serialised by SQLite's own lock (``BEGIN IMMEDIATE``)."""
 
     def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400,
                  keyword_above: int | None = None, side_indexes_loaded: int = 16,
@@ -118,14 +118,18 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
-        self._local = threading.local()
+        self.db = SQLiteDatabase(self.path)
         # Larger collections: tantivy (keyword_above chunks; None: ann_above) and HNSW (ann_above)
-        # side indexes beside the file (sqlite_side).
-        self._init_search(SideIndexes(self.path, self._read, ann_above=ann_above, ef_search=ef_search,
-                                      keyword_above=keyword_above, max_loaded=side_indexes_loaded)
-                          if index else None, matrices_mb=matrices_mb)
+        # side indexes beside the file (side).
+        self.search = SQLiteSearch(self.db, SideIndexes(self.path, self.db.read, ann_above=ann_above,
+                                                        ef_search=ef_search, keyword_above=keyword_above,
+                                                        max_loaded=side_indexes_loaded) if index else None,
+                                   matrices_mb=matrices_mb)
+        self.conversations = SQLiteConversations(self.db)
+        self.records = RecordsTables(self.db)
+        self.counters = UsageTables(self.db, self.resolve)
         try:
-            conn = self._conn()
+            conn = self.db.conn()
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
             conn.executescript(SCHEMA_RECORDS)
@@ -135,6 +139,14 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
             conn.executescript(SCHEMA_CONVERSATIONS)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
+
+    def roles(self) -> Roles:
+        """This file's roles, for the ``Store`` facade."""
+        return Roles(catalog=self, admin=self, index=self.search, conversations=self.conversations,
+                     records=self.records, counters=self.counters)
+
+    def close(self) -> None:
+        self.db.close()
 
     @staticmethod
     def _migrate(conn: sqlite3.Connection) -> None:
@@ -240,7 +252,7 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
                 conn.execute("DELETE FROM chunks WHERE collection_id = ?", (cid,))
                 conn.execute("DELETE FROM collections WHERE id = ?", (cid,))
                 conn.execute(f"DROP TABLE IF EXISTS fts_{cid}")
-        self._forget([row_id(ref) for ref in refs], [ref.key for ref in refs])
+        self.search.forget([row_id(ref) for ref in refs], [ref.key for ref in refs])
         return refs
 
     # -- documents -----------------------------------------------------------
@@ -347,10 +359,7 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
         ids = self._collection_ids(scope)
         # Writes touch exactly the scope's owner: an owner deletes only its own
         # documents, an owner-less scope only shared ones.
-        if scope.owner is None:
-            owner_sql, owner_params = " AND owner IS NULL", []
-        else:
-            owner_sql, owner_params = " AND owner = ?", [scope.owner]
+        owner_sql, owner_params = owned_exactly(scope, "owner", "?")
         deleted: list[str] = []
         with self._write() as conn:
             for cid in ids.values():
@@ -467,16 +476,16 @@ class SQLiteStore(SQLiteConnections, SQLiteSearch, TablesAreTheIndex, AdminTable
 
 
 def _owner_sql(scope: Scope, alias: str) -> tuple[str, list[Any]]:
+    """The rows of ``alias`` the scope may read (``visibility``), in SQLite's placeholders."""
     return owner_visibility(scope, alias, "?")
 
 
-def open_backend(url: str | None, settings: Any) -> Any:
+def open_backend(url: str | None, settings: Any) -> Store:
     """The registry's entry: SQLite as catalog, admin and index."""
-    from . import sqlite_path
-    from .facade import Store
+    from .. import sqlite_path
 
     store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
                         ef_search=settings.store.ann_ef, keyword_above=settings.store.keyword_index_above,
                         side_indexes_loaded=settings.store.side_indexes_loaded,
                         matrices_mb=settings.store.exact_matrices_mb)
-    return Store(store, store, store, url=str(store.path))
+    return Store(store.roles(), url=str(store.path))

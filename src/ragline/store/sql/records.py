@@ -2,9 +2,8 @@
 a Qdrant index pairs with): one ``transactions`` table, the same SQL on both with
 the placeholder as the only difference.
 
-A backend mixes in ``RecordsTables`` and provides ``_records_write(tenant)`` (a
-context giving a cursor inside one write transaction) and ``_records_read(tenant,
-sql, params)`` (rows). Rows are keyed by (tenant, owner, transaction id); every
+``RecordsTables`` is built on the backend's ``Database`` (its connections, shared
+with the other roles over the same tables). Rows are keyed by (tenant, owner, transaction id); every
 query names both tenant and owner, and an owner-less scope has no transactions.
 Amounts are integers of 1/``AMOUNT_SCALE`` of the currency unit, so ``SUM`` is exact.
 """
@@ -14,12 +13,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from contextlib import AbstractContextManager
 from typing import Any
 
-from ..errors import ConfigError
-from ..models import Scope
-from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+from ...errors import ConfigError
+from ...models import Scope
+from ...records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+from .common import Database
 
 SCHEMA_RECORDS = """
 CREATE TABLE IF NOT EXISTS transactions (
@@ -113,16 +112,11 @@ def conditions(scope: Scope, query: TransactionQuery, mark: str) -> tuple[str, l
 class RecordsTables:
     """``Records`` over the ``transactions`` table (see the module docstring)."""
 
-    _mark = "?"
-
-    def _records_write(self, tenant: str) -> AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _records_read(self, tenant: str, sql: str, params: list[Any]) -> list[tuple]:
-        raise NotImplementedError
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def put_transactions(self, scope: Scope, transactions: Iterable[Transaction]) -> WriteReport:
-        owner, m = _owner(scope), self._mark
+        owner, m = _owner(scope), self.db.mark
         latest = {tx.transaction_id: tx for tx in transactions}  # a file listing one id twice: the last wins
         report = WriteReport()
         ids = list(latest)
@@ -130,7 +124,7 @@ class RecordsTables:
         upsert = (f"INSERT INTO transactions VALUES ({', '.join([m] * 20)}) "
                   "ON CONFLICT (tenant, owner, transaction_id) DO UPDATE SET "
                   + ", ".join(f"{c} = excluded.{c}" for c in (*_DATA, "updated")))
-        with self._records_write(scope.tenant) as cur:
+        with self.db.transaction(scope.tenant) as cur:
             existing: dict[str, tuple[str, str]] = {}
             for i in range(0, len(ids), _BATCH):
                 part = ids[i:i + _BATCH]
@@ -158,35 +152,35 @@ class RecordsTables:
     def find_transactions(self, scope: Scope, query: TransactionQuery) -> list[Transaction]:
         if scope.owner is None:
             return []
-        where, params = conditions(scope, query, self._mark)
+        where, params = conditions(scope, query, self.db.mark)
         order = "amount ASC, day DESC" if query.order == "amount" else "day DESC, timestamp DESC"
         sql = f"SELECT {_SELECT} FROM transactions WHERE {where} ORDER BY {order}, transaction_id"
         if query.limit is not None or query.offset:
             sql += f" LIMIT {int(query.limit if query.limit is not None else 2**62)} OFFSET {int(query.offset)}"
-        return [_transaction(r) for r in self._records_read(scope.tenant, sql, params)]
+        return [_transaction(r) for r in self.db.rows(scope.tenant, sql, params)]
 
     def aggregate_transactions(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
         if by not in GROUP_EXPRESSIONS:
             raise ConfigError(f"cannot group transactions by {by!r}; use one of: {', '.join(GROUP_EXPRESSIONS)}")
         if scope.owner is None:
             return []
-        where, params = conditions(scope, query, self._mark)
+        where, params = conditions(scope, query, self.db.mark)
         group, label = GROUP_EXPRESSIONS[by]
         groups = group if by == "currency" else f"{group}, currency"
         sql = (f"SELECT {label}, currency, count(*), sum(amount), min(day), max(day) FROM transactions "
                f"WHERE {where} GROUP BY {groups} ORDER BY {groups}")
         return [Aggregate(key=r[0], currency=r[1], count=int(r[2]), total=unscaled(r[3]), first=r[4], last=r[5])
-                for r in self._records_read(scope.tenant, sql, params)]
+                for r in self.db.rows(scope.tenant, sql, params)]
 
     def transaction_owners(self, tenant: str) -> list[str]:
-        sql = f"SELECT DISTINCT owner FROM transactions WHERE tenant = {self._mark} ORDER BY owner"
-        return [r[0] for r in self._records_read(tenant, sql, [tenant])]
+        sql = f"SELECT DISTINCT owner FROM transactions WHERE tenant = {self.db.mark} ORDER BY owner"
+        return [r[0] for r in self.db.rows(tenant, sql, [tenant])]
 
     def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
-        owner, m = _owner(scope), self._mark
+        owner, m = _owner(scope), self.db.mark
         where, params = f"tenant = {m} AND owner = {m}", [scope.tenant, owner]
         report = WriteReport()
-        with self._records_write(scope.tenant) as cur:
+        with self.db.transaction(scope.tenant) as cur:
             for i in range(0, max(1, len(transaction_ids or [])), _BATCH):
                 extra, more = "", []
                 if transaction_ids is not None:

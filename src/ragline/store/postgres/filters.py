@@ -1,7 +1,7 @@
 """The SQL the PostgreSQL searches compile: metadata filters and BM25 keyword queries.
 
 Filters: a parsed ``Filter`` → a parameterised condition over documents ``d`` and
-chunks ``c``. Semantics are defined in ``filters`` and match ``sqlite_filters``;
+chunks ``c``. Semantics are defined in ``filters`` and match ``sqlite.filters``;
 user metadata is ``jsonb``.
 
 jsonb makes typed equality cheap: ``'2020'::jsonb = '2020.0'::jsonb`` (numbers
@@ -21,8 +21,8 @@ import json
 import unicodedata
 from typing import Any
 
-from .filters import Condition, Filter
-from .sql import COMPARISONS, compile_conditions
+from ..filters import Condition, Filter
+from ..sql.common import COMPARISONS, compile_conditions
 
 MAX_LEXEME_BYTES = 2046  # PostgreSQL refuses longer tsvector/tsquery lexemes
 MAX_POSITION = 16383  # largest tsvector position

@@ -9,22 +9,21 @@ and the name of ``greatest``.
   never shown (every listing joins ``chunks``).
 - ``usage_daily``: per (tenant, UTC day, kind, model), events and tokens in and out.
 
-A backend mixes in ``UsageTables`` and provides ``_usage_write(tenant)`` (a context
-giving a cursor inside one write transaction), ``_usage_read(tenant, sql, params)``
-and ``resolve(scope)``. Every statement names the tenant.
+``UsageTables`` is built on the backend's ``Database`` (its connections, shared with
+the other roles) and the catalog's ``resolve``. Every statement names the tenant.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import ConfigError
-from ..models import Scope
-from ..usage.model import MatchStat, UsageRecord
-from .base import MatchCounts
-from .sql import owner_visibility, row_id
+from ...errors import ConfigError
+from ...models import Scope
+from ...usage.model import MatchStat, UsageRecord
+from ..base import MatchCounts
+from ..types import CollectionRef
+from .common import Database, owner_visibility, row_id
 
 SCHEMA_USAGE = """
 CREATE TABLE IF NOT EXISTS chunk_matches (
@@ -56,18 +55,13 @@ MAX_LIMIT = 1000
 class UsageTables:
     """The ``Usage`` protocol over ``chunk_matches`` and ``usage_daily``."""
 
-    _mark = "?"
-    _greatest = "max"
-
-    def _usage_write(self, tenant: str) -> AbstractContextManager[Any]:
-        raise NotImplementedError
-
-    def _usage_read(self, tenant: str, sql: str, params: list[Any]) -> list[tuple]:
-        raise NotImplementedError
+    def __init__(self, db: Database, resolve: Callable[[Scope], list[CollectionRef]]) -> None:
+        self.db = db
+        self.resolve = resolve  # the catalog's: a scope's collections
 
     # -- match counters -----------------------------------------------------------
     def record_matches(self, tenant: str, matches: MatchCounts, *, replace: bool = False) -> None:
-        m, g = self._mark, self._greatest
+        m, g = self.db.mark, self.db.greatest
         if replace:  # a copy (ragline migrate): the values as they are, so a second run changes nothing
             update = "match_count = excluded.match_count, last_matched_at = excluded.last_matched_at"
         else:
@@ -78,23 +72,23 @@ class UsageTables:
         rows = [(tenant, chunk_id, int(count), at) for chunk_id, (count, at) in sorted(matches.items())]
         if not rows:
             return
-        with self._usage_write(tenant) as cur:
+        with self.db.transaction(tenant) as cur:
             cur.executemany(sql, rows)
 
     def chunk_matches(self, scope: Scope, chunk_ids: list[str]) -> MatchCounts:
         out: MatchCounts = {}
-        m = self._mark
+        m = self.db.mark
         for start in range(0, len(chunk_ids), _BATCH):
             batch = chunk_ids[start:start + _BATCH]
             marks = ",".join([m] * len(batch))
-            out.update((r[0], (int(r[1]), r[2])) for r in self._usage_read(
+            out.update((r[0], (int(r[1]), r[2])) for r in self.db.rows(
                 scope.tenant, f"SELECT chunk_id, match_count, last_matched_at FROM chunk_matches "
                               f"WHERE tenant = {m} AND chunk_id IN ({marks})", [scope.tenant, *batch]))
         return out
 
     def export_matches(self, tenant: str) -> MatchCounts:
-        rows = self._usage_read(tenant, f"SELECT chunk_id, match_count, last_matched_at FROM chunk_matches "
-                                        f"WHERE tenant = {self._mark} ORDER BY chunk_id", [tenant])
+        rows = self.db.rows(tenant, f"SELECT chunk_id, match_count, last_matched_at FROM chunk_matches "
+                                        f"WHERE tenant = {self.db.mark} ORDER BY chunk_id", [tenant])
         return {r[0]: (int(r[1]), r[2]) for r in rows}
 
     def match_stats(self, scope: Scope, *, level: str = "chunk", order: str = "most",
@@ -104,8 +98,8 @@ class UsageTables:
                               f"got {level!r}/{order!r}")
         if not 1 <= limit <= MAX_LIMIT:
             raise ConfigError(f"match stats: limit must be 1–{MAX_LIMIT}, got {limit}")
-        m = self._mark
-        ids = [row_id(ref) for ref in self.resolve(scope)]  # type: ignore[attr-defined]
+        m = self.db.mark
+        ids = [row_id(ref) for ref in self.resolve(scope)]
         visible, owner_params = owner_visibility(scope, "c", m)
         count, last = "coalesce(u.match_count, 0)", "u.last_matched_at"
         if level == "document":
@@ -125,12 +119,12 @@ class UsageTables:
                f"LEFT JOIN chunk_matches u ON u.tenant = c.tenant AND u.chunk_id = c.id "
                f"WHERE c.tenant = {m} AND c.collection_id IN ({','.join([m] * len(ids))})"
                + visible + group + having + ordering + f" LIMIT {m}")
-        rows = self._usage_read(scope.tenant, sql, [scope.tenant, *ids, *owner_params, limit])
+        rows = self.db.rows(scope.tenant, sql, [scope.tenant, *ids, *owner_params, limit])
         return [MatchStat(level, r[0], r[1], r[2], r[3], r[4], r[5] or "", int(r[6] or 0), r[7]) for r in rows]
 
     # -- usage per day --------------------------------------------------------------
     def record_usage(self, records: Iterable[UsageRecord], *, replace: bool = False) -> None:
-        m = self._mark
+        m = self.db.mark
         if replace:
             update = ("events = excluded.events, input_tokens = excluded.input_tokens, "
                       "output_tokens = excluded.output_tokens")
@@ -146,17 +140,17 @@ class UsageTables:
             by_tenant.setdefault(r.tenant, []).append(
                 (r.tenant, r.day, r.kind, r.model, r.events, r.input_tokens, r.output_tokens))
         for tenant, rows in sorted(by_tenant.items()):
-            with self._usage_write(tenant) as cur:
+            with self.db.transaction(tenant) as cur:
                 cur.executemany(sql, sorted(rows))
 
     def usage_records(self, tenant: str, *, since: str | None = None) -> list[UsageRecord]:
-        m = self._mark
+        m = self.db.mark
         sql = ("SELECT tenant, day, kind, model, events, input_tokens, output_tokens FROM usage_daily "
                f"WHERE tenant = {m}")
         params: list[Any] = [tenant]
         if since is not None:
             sql += f" AND day >= {m}"
             params.append(since)
-        rows = self._usage_read(tenant, sql + " ORDER BY day, kind, model", params)
+        rows = self.db.rows(tenant, sql + " ORDER BY day, kind, model", params)
         return [UsageRecord(r[0], r[1], r[2], r[3], int(r[4]), int(r[5]), int(r[6])) for r in rows]
 

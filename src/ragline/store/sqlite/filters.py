@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .filters import Condition, Filter
-from .sql import COMPARISONS, compile_conditions
+from ..filters import Condition, Filter
+from ..sql.common import COMPARISONS, compile_conditions
 
 _NUMBER = "json_type(d.metadata, ?) IN ('integer', 'real')"
 

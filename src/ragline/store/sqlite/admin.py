@@ -13,14 +13,16 @@ for SQLite's write lock, which one large document can hold for seconds.
 from __future__ import annotations
 
 import hmac
+import sqlite3
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
-from ..models import Scope
-from .sql import job_list_conditions, job_update
-from .types import (
+from ...models import Scope
+from ..sql.common import job_list_conditions, job_update
+from ..types import (
     FAILED,
     JOB_COLUMNS,
     JOB_STATES,
@@ -33,6 +35,7 @@ from .types import (
     hash_key,
     new_api_key,
 )
+from .conn import SQLiteDatabase
 
 SCHEMA_ADMIN = """
 CREATE TABLE IF NOT EXISTS api_keys (
@@ -118,7 +121,17 @@ def _key(row: tuple) -> ApiKeyInfo:
 
 
 class AdminTables:
-    """API keys and ingestion jobs for ``SQLiteStore``."""
+    """API keys and ingestion jobs on the SQLite file: the ``Admin`` role, which
+    ``SQLiteStore`` (the catalog of the same file) also plays, over its ``db``."""
+
+    db: SQLiteDatabase
+
+    # Reads and writes of these tables and the catalog's (one place to wrap or fail them).
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.db.read(sql, params)
+
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return self.db.write()
 
     # -- API keys ----------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None,

@@ -1,9 +1,10 @@
 """SQLite's ``SearchIndex`` read half: exact dense search over an in-memory float32
 matrix per collection, rebuilt from the ``chunks`` table whenever the collection's
-version moves, and BM25 keyword search over its FTS5 table. A mixin for
-``SQLiteStore`` (it uses the store's ``_read``).
+version moves, and BM25 keyword search over its FTS5 table. The ``SearchIndex`` role
+of the SQLite backend: an object over the file's ``SQLiteDatabase``, which
+``SQLiteStore`` builds and tells when collections go (``forget``).
 
-Larger collections are searched through side indexes instead (``sqlite_side``):
+Larger collections are searched through side indexes instead (``side``):
 tantivy for keyword from ``store.keyword_index_above`` chunks, HNSW for dense (without
 the matrix) from ``store.ann_above``. Their hits are labelled by rowid and read back through the catalog here
 with the scope's tenant, collection, owner and filters, so nothing a side index
@@ -13,18 +14,19 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from ..errors import ModelMismatchError
-from ..models import Scope
-from .filters import Filter
-from .sql import check_ref, owner_visibility, row_id
-from .sqlite_filters import compile_sqlite
-from .sqlite_side import SideIndexes, Snapshot
-from .types import CollectionRef
+from ...errors import ModelMismatchError
+from ...models import Scope
+from ..filters import Filter
+from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
+from ..types import CollectionRef
+from .conn import SQLiteDatabase
+from .filters import compile_sqlite
+from .side import SideIndexes, Snapshot, owner_mask
 
 EXACT_VISIBLE = 2_000  # at most this many visible rows: exact over them (read by rowid) beats a filtered graph walk
 
@@ -46,19 +48,14 @@ class _VectorIndex:
 
     def visible(self, owner: str | None) -> np.ndarray | None:
         """The rows an owner may see, or None when that is every row (no mask needed)."""
-        code = self.owners.get(owner, -1) if owner is not None else -1
-        if not self.owners or (code > 0 and len(self.owners) == 1):
-            return None
-        shared = self.owner_codes == 0
-        return shared | (self.owner_codes == code) if code > 0 else shared
+        return owner_mask(self.owner_codes, self.owners, owner)
 
 
-class SQLiteSearch:
-    """Dense and keyword search for ``SQLiteStore``."""
+class SQLiteSearch(TablesAreTheIndex):
+    """Dense and keyword search over one SQLite file's tables."""
 
-    _read: Callable[..., list[tuple]]  # SQLiteStore's
-
-    def _init_search(self, side: SideIndexes | None = None, matrices_mb: int = 256) -> None:
+    def __init__(self, db: SQLiteDatabase, side: SideIndexes | None = None, matrices_mb: int = 256) -> None:
+        self.db = db
         # collection row id → its matrix, least recently searched first; together at most
         # ``matrices_mb`` (the one just searched is kept even when it alone is larger).
         self._indexes: OrderedDict[int, _VectorIndex] = OrderedDict()
@@ -71,7 +68,15 @@ class SQLiteSearch:
         with self._index_lock:
             return list(self._indexes)
 
-    def _forget(self, cids: list[int], uids: list[str] | None = None) -> None:
+    @property
+    def path(self) -> Path:
+        """The SQLite file searched (its side indexes live beside it)."""
+        return self.db.path
+
+    def close(self) -> None:
+        """Nothing of its own to release: the store closes the shared connections."""
+
+    def forget(self, cids: list[int], uids: list[str] | None = None) -> None:
         """Drop deleted collections' matrices (a re-created one may reuse the row id) and side indexes."""
         with self._index_lock:
             for cid in cids:
@@ -82,7 +87,7 @@ class SQLiteSearch:
     def _collection_state(self, cid: int) -> tuple[tuple[int, float], str, str, int]:
         """(version, uid, model id, dimension). SQLite may reuse a deleted collection's id;
         the creation time tells them apart even when another process did the delete."""
-        version, created, uid, model, dim = self._read(
+        version, created, uid, model, dim = self.db.read(
             "SELECT version, created, uid, model_id, dimension FROM collections WHERE id = ?", (cid,))[0]
         return (version, created), str(uid), model, dim
 
@@ -106,7 +111,7 @@ class SQLiteSearch:
         catalog; returns one line per collection rebuilt (``ragline store reindex``)."""
         out = []
         where, params = (" WHERE tenant = ?", [tenant]) if tenant else ("", [])
-        for cid, name, owner_tenant in self._read(f"SELECT id, name, tenant FROM collections{where} ORDER BY id",
+        for cid, name, owner_tenant in self.db.read(f"SELECT id, name, tenant FROM collections{where} ORDER BY id",
                                                   params):
             state = self._served(cid, "large", "wordy")  # one read of the collection's state
             if state is not None:
@@ -118,13 +123,13 @@ class SQLiteSearch:
     def _vector_index(self, cid: int) -> _VectorIndex:
         # SQLite may reuse a deleted collection's id; the creation time tells them apart
         # even when another process did the delete.
-        version = tuple(self._read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
+        version = tuple(self.db.read("SELECT version, created FROM collections WHERE id = ?", (cid,))[0])
         with self._index_lock:
             index = self._indexes.get(cid)
             if index is not None and index.version == version:
                 self._indexes.move_to_end(cid)
                 return index
-        rows = self._read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
+        rows = self.db.read("SELECT rowid, id, owner, vector FROM chunks WHERE collection_id = ? ORDER BY rowid", (cid,))
         if rows:
             matrix = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32).reshape(len(rows), -1)
         else:
@@ -148,7 +153,7 @@ class SQLiteSearch:
         # Documents first, then their chunks' rowids from the doc_id index (covering):
         # driving from chunks would read every chunk row, vectors included. A chunk has
         # its document's tenant, collection and owner; hits are checked again on read-back.
-        rows = self._read(
+        rows = self.db.read(
             f"SELECT c.rowid FROM documents d JOIN chunks c ON c.doc_id = d.id "
             f"WHERE d.tenant = ? AND d.collection_id = ?{owner_sql}{where}",
             [scope.tenant, cid, *owner_params, *params],
@@ -204,15 +209,15 @@ class SQLiteSearch:
             # time at SciFact size). Exact when all k are visible to the scope; when the
             # owner or filters hid some, the top k visible ones may lie deeper: then the
             # join-first query, which filters before it cuts.
-            rows = self._read(
+            rows = self.db.read(
                 f"SELECT c.id, f.score, f.rid FROM (SELECT rowid AS rid, -bm25(fts_{cid}) AS score FROM fts_{cid} "
                 f"WHERE fts_{cid} MATCH ? ORDER BY bm25(fts_{cid}) LIMIT ?) f JOIN chunks c ON c.rowid = f.rid"
                 f"{join_docs} WHERE {visible} ORDER BY f.score DESC, f.rid",
                 [match, k, *scoped],
             )
-            if len(rows) < k and self._read(f"SELECT count(*) FROM (SELECT 1 FROM fts_{cid} WHERE fts_{cid} "
+            if len(rows) < k and self.db.read(f"SELECT count(*) FROM (SELECT 1 FROM fts_{cid} WHERE fts_{cid} "
                                             f"MATCH ? LIMIT ?)", [match, k])[0][0] == k:
-                rows = self._read(
+                rows = self.db.read(
                     f"SELECT c.id, -bm25(fts_{cid}) AS score FROM fts_{cid} JOIN chunks c ON c.rowid = fts_{cid}.rowid"
                     f"{join_docs} WHERE fts_{cid} MATCH ? AND {visible} ORDER BY bm25(fts_{cid}) LIMIT ?",
                     [match, *scoped, k],
@@ -274,7 +279,7 @@ class SQLiteSearch:
         flat = rowids.tolist()
         for start in range(0, len(flat), 500):
             part = flat[start:start + 500]
-            ids.update(self._read(
+            ids.update(self.db.read(
                 f"SELECT c.rowid, c.id FROM chunks c{join_docs} WHERE c.rowid IN ({','.join('?' * len(part))}) "
                 # '+': look chunks up by rowid, never scan the collection's index
                 f"AND +c.tenant = ? AND +c.collection_id = ?{owner_sql}{where}",

@@ -1,7 +1,7 @@
 """``Admin`` on PostgreSQL: tenants' API keys and the job queue several processes share.
 
 A mixin for ``PostgresStore`` (it uses the store's ``_tx``). Behaviour mirrors
-``sqlite_admin``; what differs is how concurrency is made safe without SQLite's
+``sqlite.admin``; what differs is how concurrency is made safe without SQLite's
 single writer:
 
 - ``claim_job`` takes candidates with ``FOR UPDATE SKIP LOCKED`` (claimers never
@@ -24,11 +24,14 @@ import hmac
 import time
 import uuid
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Any
 
-from ..models import Scope
-from .sql import job_list_conditions, job_update
-from .types import (
+import psycopg
+
+from ...models import Scope
+from ..sql.common import job_list_conditions, job_update
+from ..types import (
     FAILED,
     JOB_COLUMNS,
     JOB_STATES,
@@ -42,6 +45,7 @@ from .types import (
     hash_key,
     new_api_key,
 )
+from .conn import PostgresDatabase
 
 _JOB_COLUMNS = ", ".join(JOB_COLUMNS)
 _KEY_COLUMNS = ", ".join(KEY_COLUMNS)
@@ -87,8 +91,16 @@ def tenant_lock(tenant: str) -> int:
     return int.from_bytes(digest[:8], "big", signed=True)
 
 
-class AdminMixin:
-    """API keys and ingestion jobs for ``PostgresStore``."""
+class AdminTables:
+    """API keys and ingestion jobs in PostgreSQL: the ``Admin`` role, which
+    ``PostgresStore`` (the catalog of the same database) also plays, over its ``db``."""
+
+    db: PostgresDatabase
+
+    def _tx(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor]:
+        """One transaction scoped to ``tenant`` (``PostgresDatabase.tx``), for these tables
+        and the catalog's."""
+        return self.db.tx(tenant)
 
     # -- API keys ------------------------------------------------------------
     def create_api_key(self, tenant: str, label: str | None = None,

@@ -1,24 +1,33 @@
-"""The SQLite store's connections: one per thread (WAL, foreign keys on), writes in
-``BEGIN IMMEDIATE`` transactions, and driver errors mapped to ragline's at this one
-boundary (``mapped``). A connection that saw a full disk or an I/O error is replaced."""
+"""The SQLite store's connections (``SQLiteDatabase``): one per thread (WAL, foreign
+keys on), writes in ``BEGIN IMMEDIATE`` transactions, and driver errors mapped to
+ragline's at this one boundary (``mapped``). A connection that saw a full disk or an
+I/O error is replaced. Every role over the file (catalog, admin, search,
+conversations, records, usage) shares one ``SQLiteDatabase``."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import DiskFullError, StoreError, StoreUnavailableError
+from ...errors import DiskFullError, StoreError, StoreUnavailableError
 
 
-class SQLiteConnections:
-    """Connection handling for ``SQLiteStore`` (which sets ``path`` and ``_local``)."""
+class SQLiteDatabase:
+    """The connections to one SQLite file (``sql.common.Database`` for the shared SQL)."""
 
-    path: Path
+    mark = "?"
+    greatest = "max"
 
-    def _conn(self) -> sqlite3.Connection:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
@@ -32,8 +41,9 @@ class SQLiteConnections:
         return conn
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``: writers queue on SQLite's lock)."""
+        conn = self.conn()
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -59,13 +69,21 @@ class SQLiteConnections:
                 conn.close()
             raise error from exc
 
-    def _read(self, sql: str, params: list[Any] | tuple = ()) -> list[tuple]:
+    def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         try:
-            return self._conn().execute(sql, params).fetchall()
+            return self.conn().execute(sql, params).fetchall()
         except sqlite3.Error as exc:
             raise mapped("store read failed", exc) from exc
 
+    # -- sql.common.Database: one file, one writer, no tenant scoping -------------------
+    def transaction(self, tenant: str | None) -> AbstractContextManager[sqlite3.Connection]:
+        return self.write()
+
+    def rows(self, tenant: str | None, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        return self.read(sql, params)
+
     def close(self) -> None:
+        """Close this thread's connection."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()

@@ -1,20 +1,44 @@
 """What the two relational backends (SQLite, PostgreSQL) build alike, with the
-placeholder (``?`` or ``%s``) as the only difference: filter conditions on document
-and chunk fields, owner visibility, the job-list query's conditions, a job update's
-fields, and the (empty) write half of an index that is the catalog's own tables."""
+placeholder (``?`` or ``%s``) as the only difference: the connection seam the
+role objects share (``Database``), filter conditions on document and chunk fields,
+owner visibility (rendered from ``store.visibility``), the job-list query's
+conditions, a job update's fields, and the (empty) write half of an index that is
+the catalog's own tables."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
 import numpy as np
 
-from ..errors import ConfigError, ModelMismatchError, StoreError
-from ..models import Scope
-from .filters import Condition, Filter
-from .types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
+from ...errors import ConfigError, ModelMismatchError, StoreError
+from ...models import Scope
+from ..filters import Condition, Filter
+from ..types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
+from ..visibility import Owners, changeable_owners, visible_owners
+
+class Database(Protocol):
+    """One relational store's connections, shared by the role objects over its tables
+    (records, usage, conversations, search): each backend has one (``SQLiteDatabase``,
+    ``PostgresDatabase``) and hands it to every role, so no role reaches into another."""
+
+    mark: str
+    """The placeholder: ``?`` (SQLite) or ``%s`` (PostgreSQL)."""
+    greatest: str
+    """The larger of two values: ``max`` (SQLite) or ``greatest`` (PostgreSQL)."""
+
+    def transaction(self, tenant: str | None) -> AbstractContextManager[Any]:
+        """One write transaction (scoped to ``tenant`` where the backend scopes them;
+        None: the operators' path), giving a cursor with ``execute``/``executemany``."""
+        ...
+
+    def rows(self, tenant: str | None, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        """The rows of one read."""
+        ...
+
 
 FIELD_COLUMNS = {
     "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
@@ -64,8 +88,9 @@ def job_list_conditions(tenant: str, mark: str, *, collection: str | None, state
             where.append(f"{column} = {mark}")
             params.append(value)
     if not all_owners:  # what ``owner`` may see, as for documents: shared jobs, plus its own
-        where.append("owner IS NULL" if owner is None else f"(owner IS NULL OR owner = {mark})")
-        params += [] if owner is None else [owner]
+        visible, owners = owner_in("owner", visible_owners(owner), mark)
+        where.append(visible)
+        params += owners
     return " AND ".join(where), params
 
 
@@ -84,12 +109,26 @@ def job_update(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def owner_in(column: str, owners: Owners, mark: str) -> Clause:
+    """``(column IS NULL OR column = mark …)`` for a set of owners (``visibility``),
+    without the leading AND; parenthesised when there is more than one."""
+    parts = [f"{column} IS NULL" if owner is None else f"{column} = {mark}" for owner in owners]
+    sql = parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+    return sql, [owner for owner in owners if owner is not None]
+
+
 def owner_visibility(scope: Scope, alias: str, mark: str) -> Clause:
-    """`` AND …`` keeping the rows of ``alias`` the scope may read: shared ones, plus
-    the scope owner's own (see ``base``)."""
-    if scope.owner is None:
-        return f" AND {alias}.owner IS NULL", []
-    return f" AND ({alias}.owner IS NULL OR {alias}.owner = {mark})", [scope.owner]
+    """`` AND …`` keeping the rows of ``alias`` the scope may read (``visibility``:
+    shared ones, plus the scope owner's own)."""
+    sql, params = owner_in(f"{alias}.owner", visible_owners(scope.owner), mark)
+    return " AND " + sql, params
+
+
+def owned_exactly(scope: Scope, column: str, mark: str) -> Clause:
+    """`` AND …`` keeping the rows the scope may change (``visibility``: exactly the
+    scope owner's; shared ones for an owner-less scope). ``column`` names the owner column."""
+    sql, params = owner_in(column, changeable_owners(scope.owner), mark)
+    return " AND " + sql, params
 
 
 def row_id(ref: CollectionRef) -> int:

@@ -25,11 +25,11 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..errors import ConfigError, RaglineError, StoreUnavailableError
-from . import redact
-from .postgres_conversations import MIGRATION_CONVERSATIONS
-from .records_sql import SCHEMA_RECORDS
-from .usage_sql import SCHEMA_USAGE, USAGE_TABLES
+from ...errors import ConfigError, RaglineError, StoreUnavailableError
+from .. import redact
+from .conversations import MIGRATION_CONVERSATIONS
+from ..sql.records import SCHEMA_RECORDS
+from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
 
 log = logging.getLogger(__name__)
 

@@ -34,6 +34,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -74,6 +75,21 @@ class Members:
         kept = self.rowids[mine[same]]
         return (np.setdiff1d(current.rowids, kept, assume_unique=True),
                 np.setdiff1d(self.rowids, kept, assume_unique=True))
+
+
+IndexT = TypeVar("IndexT")
+
+
+@dataclass
+class Side(Generic[IndexT]):
+    """One collection's side index as loaded: the index object (``HnswIndex`` or
+    ``keyword_index.TantivyIndex``) and what it holds."""
+
+    index: IndexT
+    members: Members
+    version: tuple | None
+    unsaved: int = 0
+    model: str = ""  # the embedding model whose vectors it holds (dense only)
 
 
 def side_dir(db_path: Path) -> Path:

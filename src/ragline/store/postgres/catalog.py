@@ -12,7 +12,7 @@
   (``config["language"]``) is applied by ragline's analyzer before the terms get
   here, as on every backend (``ragline_tsv_length`` from migration 1 is unused).
 - Every transaction is scoped (``ragline.tenant``) for Row-Level Security; see
-  ``postgres_schema``.
+  ``schema``.
 
 ``index=False`` keeps the catalog only (an external index, Qdrant, searches):
 no tsvector and no HNSW index is built.
@@ -30,25 +30,16 @@ from typing import Any
 import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
-from psycopg_pool import ConnectionPool
 
-from ..errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
-from ..models import Hit, Scope
-from . import redact
-from .base import VectorLookup
-from .postgres_admin import AdminMixin
-from .postgres_conn import PostgresConnections
-from .postgres_conversations import ConversationsMixin
-from .postgres_filters import (
-    nul_free,
-    tsvector_literal,
-)
-from .postgres_records import PostgresRecords
-from .postgres_schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
-from .postgres_search import PostgresSearch
-from .postgres_usage import PostgresUsage
-from .sql import SwitchIncomplete, TablesAreTheIndex, check_switch, lookup_batches, owner_visibility, row_id
-from .types import (
+from ...errors import ConfigError, ModelMismatchError, NotFoundError, StoreError
+from ...models import Hit, Scope
+from .. import redact
+from ..base import Roles, VectorLookup
+from ..facade import Store
+from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
+from ..sql.records import RecordsTables
+from ..sql.usage import UsageTables
+from ..types import (
     ChunkRecord,
     CollectionInfo,
     CollectionRef,
@@ -58,38 +49,57 @@ from .types import (
     TenantUsage,
     stored_bytes,
 )
+from .admin import AdminTables
+from .conn import PostgresDatabase
+from .conversations import PostgresConversations
+from .filters import nul_free, tsvector_literal
+from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
+from .search import PostgresSearch
 
 log = logging.getLogger(__name__)
 
 
-class PostgresStore(PostgresConnections, PostgresSearch, TablesAreTheIndex, AdminMixin, ConversationsMixin, PostgresRecords,
-                    PostgresUsage):
-    """``Catalog``, ``Admin`` and ``SearchIndex`` on one PostgreSQL database. Thread-safe:
-    every call borrows a pooled connection for one transaction."""
-
+class PostgresStore(AdminTables):
+    """The ``Catalog`` and ``Admin`` roles on one PostgreSQL database, and the owner of
+    its other roles (``roles()``): search, conversations, records and usage, each an
+    object over the one ``PostgresDatabase`` they share. Thread-safe: every call
+    borrows a pooled connection for one transaction."""
 
     def __init__(self, url: str, settings: Any, *, index: bool = True) -> None:
         self.url = url
         self.index_enabled = index
         store = settings.store
-        self._ef_search = store.ef_search
         self._timeout_ms = int(store.statement_timeout_s * 1000)
         self._ann_ready: set[int] = set()
         kwargs = {"connect_timeout": max(1, math.ceil(store.connect_timeout)), "application_name": "ragline"}
         self._use_role, self.rls_enforced = prepare(url, kwargs)
-        role = f"set_config('role', '{RLS_ROLE}', true), " if self._use_role else ""
-        self._scope_sql = f"SELECT {role}set_config('ragline.tenant', %s, true)"
-        self._pool = ConnectionPool(
-            url, kwargs=kwargs, min_size=1, max_size=store.pool_size, name="ragline",
-            timeout=store.connect_timeout,  # a request waits this long for a connection, then 503
-            # Give up a reconnection run soon: the next request starts a fresh one at once,
-            # so a restarted server is used again within seconds, not after a long backoff.
-            reconnect_timeout=max(10.0, 4 * store.connect_timeout),
-            configure=self._configure, check=ConnectionPool.check_connection, open=True,
-        )
+        self.db = PostgresDatabase(url, kwargs, pool_size=store.pool_size, connect_timeout=store.connect_timeout,
+                                   timeout_ms=self._timeout_ms, use_role=self._use_role)
+        self._pool = self.db.pool
+        self.search = PostgresSearch(self.db, ef_search=store.ef_search, index_enabled=index)
+        self.conversations = PostgresConversations(self.db)
+        self.records = RecordsTables(self.db)
+        self.counters = UsageTables(self.db, self.resolve)
         if not self.rls_enforced:
             log.warning("row-level security does not bind this connection (superuser or BYPASSRLS without the "
                         "%s role): the scoped queries remain the only tenant wall", RLS_ROLE)
+
+    def roles(self) -> Roles:
+        """This database's roles, for the ``Store`` facade."""
+        return Roles(catalog=self, admin=self, index=self.search, conversations=self.conversations,
+                     records=self.records, counters=self.counters)
+
+    @property
+    def exact_below(self) -> int:
+        """The search role's threshold (``PostgresSearch.exact_below``), tunable from the catalog too."""
+        return self.search.exact_below
+
+    @exact_below.setter
+    def exact_below(self, chunks: int) -> None:
+        self.search.exact_below = chunks
+
+    def close(self) -> None:
+        self.db.close()
 
     # -- tenants and collections ---------------------------------------------
     def tenants(self) -> list[str]:
@@ -288,8 +298,7 @@ class PostgresStore(PostgresConnections, PostgresSearch, TablesAreTheIndex, Admi
             return []
         # Writes touch exactly the scope's owner: an owner deletes only its own
         # documents, an owner-less scope only shared ones.
-        owner_sql, owner_params = (" AND owner IS NULL", []) if scope.owner is None else (" AND owner = %s",
-                                                                                            [scope.owner])
+        owner_sql, owner_params = owned_exactly(scope, "owner", "%s")
         with self._tx(scope.tenant) as cur:
             ids = [row_id(r) for r in _resolve(cur, scope)]
             # Sorted locks: two deleters of overlapping sets cannot deadlock.
@@ -439,11 +448,9 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, default=str)  # as SQLite stores it
 
 
-def open_backend(url: str | None, settings: Any) -> Any:
+def open_backend(url: str | None, settings: Any) -> Store:
     """The registry's entry: PostgreSQL as catalog, admin and index."""
-    from .facade import Store
-
     if not url:
         raise ConfigError("RAGLINE_STORE__URL: the PostgreSQL backend needs a postgresql:// URL")
     store = PostgresStore(url, settings)
-    return Store(store, store, store, url=redact(url))
+    return Store(store.roles(), url=redact(url))

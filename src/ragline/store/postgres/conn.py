@@ -1,12 +1,14 @@
-"""The PostgreSQL store's connections: a pool whose connections load vectors straight
-into float32 arrays and carry the statement timeout, one transaction per call scoped
-to a tenant for row-level security (``_tx``), and driver errors mapped to ragline's
-at this one boundary (``mapped``)."""
+"""The PostgreSQL store's connections (``PostgresDatabase``): a pool whose connections
+load vectors straight into float32 arrays and carry the statement timeout, one
+transaction per call scoped to a tenant for row-level security (``tx``), and driver
+errors mapped to ragline's at this one boundary (``mapped``). Every role over the
+database (catalog, admin, search, conversations, records, usage) shares one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -16,17 +18,29 @@ from psycopg.adapt import Loader
 from psycopg.pq import Format
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
-from ..errors import StoreError, StoreUnavailableError
-from .postgres_schema import BYPASS, first_line
+from ...errors import StoreError, StoreUnavailableError
+from .schema import BYPASS, RLS_ROLE, first_line
 
 
-class PostgresConnections:
-    """Connection handling for ``PostgresStore`` (which sets ``_pool``, ``_scope_sql`` and
-    ``_timeout_ms``)."""
+class PostgresDatabase:
+    """The connection pool of one PostgreSQL store (``sql.common.Database`` for the shared SQL)."""
 
-    _pool: ConnectionPool
-    _scope_sql: str
-    _timeout_ms: int
+    mark = "%s"
+    greatest = "greatest"
+
+    def __init__(self, url: str, kwargs: dict[str, Any], *, pool_size: int, connect_timeout: float,
+                 timeout_ms: int, use_role: bool) -> None:
+        self.timeout_ms = timeout_ms
+        role = f"set_config('role', '{RLS_ROLE}', true), " if use_role else ""
+        self._scope_sql = f"SELECT {role}set_config('ragline.tenant', %s, true)"
+        self.pool = ConnectionPool(
+            url, kwargs=kwargs, min_size=1, max_size=pool_size, name="ragline",
+            timeout=connect_timeout,  # a request waits this long for a connection, then 503
+            # Give up a reconnection run soon: the next request starts a fresh one at once,
+            # so a restarted server is used again within seconds, not after a long backoff.
+            reconnect_timeout=max(10.0, 4 * connect_timeout),
+            configure=self._configure, check=ConnectionPool.check_connection, open=True,
+        )
 
     def _configure(self, conn: psycopg.Connection) -> None:
         register_vector(conn)
@@ -34,24 +48,32 @@ class PostgresConnections:
         oid = conn.adapters.types["vector"].oid
         conn.adapters.register_loader(oid, VectorTextLoader)
         conn.adapters.register_loader(oid, VectorBinaryLoader)
-        conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{self._timeout_ms}ms",))
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{self.timeout_ms}ms",))
         conn.commit()
 
     @contextmanager
-    def _tx(self, tenant: str | None) -> Iterator[psycopg.Cursor]:
+    def tx(self, tenant: str | None) -> Iterator[psycopg.Cursor]:
         """One transaction on a pooled connection, scoped to ``tenant`` for RLS (None:
         the operator/worker bypass). Driver errors leave as ragline errors."""
         if tenant == BYPASS:
             raise StoreError(f"invalid tenant name {tenant!r}")
         try:
-            with self._pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
+            with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
                 cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
                 yield cur
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
-            raise mapped(exc, self._pool.timeout) from exc
+            raise mapped(exc, self.pool.timeout) from exc
+
+    # -- sql.common.Database ---------------------------------------------------------
+    def transaction(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor]:
+        return self.tx(tenant)
+
+    def rows(self, tenant: str | None, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
+        with self.tx(tenant) as cur:
+            return cur.execute(sql, params).fetchall()
 
     def close(self) -> None:
-        self._pool.close()
+        self.pool.close()
 
 
 class VectorTextLoader(Loader):

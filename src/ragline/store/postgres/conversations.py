@@ -9,13 +9,13 @@ to a collection, so no ANN index is needed (10k messages: see ``bench/``)."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from psycopg.types.json import Jsonb
 
-from ..errors import NotFoundError, StoreError
-from .conversations import (
+from ...errors import NotFoundError, StoreError
+from ..conversations import (
     ConversationInfo,
     MessageInfo,
     NewMessage,
@@ -25,7 +25,10 @@ from .conversations import (
     owner_key,
     owner_of,
 )
-from .postgres_filters import nul_free
+from .filters import nul_free
+
+if TYPE_CHECKING:  # conn imports schema, which imports this module's migration
+    from .conn import PostgresDatabase
 
 _POLICY = ("tenant = current_setting('ragline.tenant', true) "
            "OR current_setting('ragline.tenant', true) = '*'")
@@ -80,7 +83,7 @@ BEGIN
     END IF;
 END $$;
 """
-"""Schema version 5 (``postgres_schema.MIGRATIONS``)."""
+"""Schema version 5 (``schema.MIGRATIONS``)."""
 
 _CONV = "id, tenant, owner, title, collections, created, updated, message_count"
 _MSG = "id, conversation_id, tenant, owner, role, content, metadata, created, seq, embedding IS NOT NULL"
@@ -106,15 +109,16 @@ def _clean(value: Any) -> Any:
     return value
 
 
-class ConversationsMixin:
-    """Conversations and messages on PostgreSQL."""
+class PostgresConversations:
+    """Conversations and messages on PostgreSQL (the ``ConversationStore`` role)."""
 
-    _tx: Any
+    def __init__(self, db: PostgresDatabase) -> None:
+        self.db = db
 
     def create_conversation(self, tenant: str, owner: str | None, *, title: str,
                             collections: list[str], conversation_id: str | None = None) -> ConversationInfo:
         cid, now = conversation_id or new_conversation_id(), time.time()
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (tenant, now))
             cur.execute(f"INSERT INTO conversations ({_CONV}) VALUES (%s, %s, %s, %s, %s, %s, %s, 0) "
                         "ON CONFLICT (id) DO NOTHING",
@@ -124,13 +128,13 @@ class ConversationsMixin:
         return ConversationInfo(cid, tenant, owner, nul_free(title), list(collections), now, now, 0)
 
     def list_conversations(self, tenant: str, owner: str | None, *, limit: int = 100) -> list[ConversationInfo]:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(f"SELECT {_CONV} FROM conversations WHERE tenant = %s AND owner = %s "
                         "ORDER BY updated DESC, id LIMIT %s", (tenant, owner_key(owner), int(limit)))
             return [_conversation(r) for r in cur.fetchall()]
 
     def get_conversation(self, tenant: str, owner: str | None, conversation_id: str) -> ConversationInfo | None:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(f"SELECT {_CONV} FROM conversations WHERE tenant = %s AND owner = %s AND id = %s",
                         (tenant, owner_key(owner), conversation_id))
             row = cur.fetchone()
@@ -138,13 +142,13 @@ class ConversationsMixin:
 
     def rename_conversation(self, tenant: str, owner: str | None, conversation_id: str,
                             title: str) -> ConversationInfo | None:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute("UPDATE conversations SET title = %s WHERE tenant = %s AND owner = %s AND id = %s",
                         (nul_free(title), tenant, owner_key(owner), conversation_id))
         return self.get_conversation(tenant, owner, conversation_id)
 
     def delete_conversation(self, tenant: str, owner: str | None, conversation_id: str) -> bool:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute("DELETE FROM conversations WHERE tenant = %s AND owner = %s AND id = %s",
                         (tenant, owner_key(owner), conversation_id))
             return cur.rowcount > 0
@@ -152,7 +156,7 @@ class ConversationsMixin:
     def add_messages(self, tenant: str, owner: str | None, conversation_id: str,
                      messages: list[NewMessage]) -> list[MessageInfo]:
         now, out = time.time(), []
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute("SELECT 1 FROM conversations WHERE tenant = %s AND owner = %s AND id = %s FOR UPDATE",
                         (tenant, owner_key(owner), conversation_id))
             if cur.fetchone() is None:
@@ -172,7 +176,7 @@ class ConversationsMixin:
 
     def list_messages(self, tenant: str, owner: str | None, conversation_id: str, *,
                       last: int | None = None) -> list[MessageInfo]:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(f"SELECT {_MSG} FROM messages WHERE conversation_id = %s AND tenant = %s AND owner = %s "
                         "ORDER BY seq DESC LIMIT %s", (conversation_id, tenant, owner_key(owner), last))
             rows = cur.fetchall()
@@ -180,14 +184,14 @@ class ConversationsMixin:
 
     def unembedded_messages(self, limit: int = 256, tenant: str | None = None) -> list[tuple[str, str, str]]:
         where, params = ("AND tenant = %s", [tenant]) if tenant is not None else ("", [])
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(f"SELECT tenant, id, content FROM messages WHERE embedding IS NULL {where} "
                         "ORDER BY seq LIMIT %s", [*params, int(limit)])
             return [(r[0], r[1], r[2]) for r in cur.fetchall()]
 
     def set_message_embeddings(self, tenant: str, model_id: str, items: list[tuple[str, np.ndarray]]) -> int:
         done = 0
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             for mid, vector in items:
                 cur.execute("UPDATE messages SET embedding = %s, model_id = %s WHERE id = %s AND tenant = %s",
                             (np.asarray(vector, dtype=np.float32), model_id, mid, tenant))
@@ -199,7 +203,7 @@ class ConversationsMixin:
         if k <= 0:
             return []
         q = np.asarray(vector, dtype=np.float32)
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(
                 f"SELECT {_MSG}, 1 - (embedding <=> %s) AS score FROM messages "
                 "WHERE tenant = %s AND owner = %s AND model_id = %s AND embedding IS NOT NULL "
@@ -210,14 +214,14 @@ class ConversationsMixin:
         return [(_message(r[:10]), float(r[10])) for r in rows]
 
     def get_answer_policy(self, tenant: str, collection: str) -> str | None:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute("SELECT policy FROM answer_policies WHERE tenant = %s AND collection = %s",
                         (tenant, collection))
             row = cur.fetchone()
         return row[0] if row else None
 
     def set_answer_policy(self, tenant: str, collection: str, policy: str | None) -> None:
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             if policy is None:
                 cur.execute("DELETE FROM answer_policies WHERE tenant = %s AND collection = %s", (tenant, collection))
                 return
@@ -227,7 +231,7 @@ class ConversationsMixin:
 
     def export_conversations(self, tenant: str) -> list[StoredConversation]:
         out = []
-        with self._tx(tenant) as cur:
+        with self.db.tx(tenant) as cur:
             cur.execute(f"SELECT {_CONV} FROM conversations WHERE tenant = %s ORDER BY created, id", (tenant,))
             convs = [_conversation(r) for r in cur.fetchall()]
             for conv in convs:
@@ -240,7 +244,7 @@ class ConversationsMixin:
 
     def import_conversation(self, stored: StoredConversation) -> bool:
         c = stored.conversation
-        with self._tx(c.tenant) as cur:
+        with self.db.tx(c.tenant) as cur:
             cur.execute("INSERT INTO tenants VALUES (%s, %s) ON CONFLICT DO NOTHING", (c.tenant, c.created))
             cur.execute(f"INSERT INTO conversations ({_CONV}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
                         "ON CONFLICT (id) DO NOTHING",

@@ -8,12 +8,11 @@ import json
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
 
 import numpy as np
 
-from ..errors import NotFoundError, StoreError
-from .conversations import (
+from ...errors import NotFoundError, StoreError
+from ..conversations import (
     ConversationInfo,
     MessageInfo,
     NewMessage,
@@ -23,6 +22,7 @@ from .conversations import (
     owner_key,
     owner_of,
 )
+from .conn import SQLiteDatabase
 
 SCHEMA_CONVERSATIONS = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -86,25 +86,23 @@ _BUMP = ("INSERT INTO message_versions VALUES (?, ?, 1) ON CONFLICT (tenant, own
          "DO UPDATE SET version = version + 1")
 
 
-class ConversationTables:
-    """Conversations and messages on SQLite. A large owner's embedded messages are kept
-    as a matrix in memory, checked against the owner's version (one row, bumped in the
-    transaction of every change to its embedded messages), so another process's write
-    is seen at the next search."""
+class SQLiteConversations:
+    """Conversations and messages on SQLite (the ``ConversationStore`` role). A large
+    owner's embedded messages are kept as a matrix in memory, checked against the
+    owner's version (one row, bumped in the transaction of every change to its embedded
+    messages), so another process's write is seen at the next search."""
 
-    _write: Any
-    _read: Any
+    def __init__(self, db: SQLiteDatabase) -> None:
+        self.db = db
+        self._msg_cache: tuple[threading.Lock, OrderedDict] = (threading.Lock(), OrderedDict())
 
     def _message_cache(self) -> tuple[threading.Lock, OrderedDict]:
-        cache = getattr(self, "_msg_cache", None)
-        if cache is None:
-            cache = self._msg_cache = (threading.Lock(), OrderedDict())
-        return cache
+        return self._msg_cache
 
     def create_conversation(self, tenant: str, owner: str | None, *, title: str,
                             collections: list[str], conversation_id: str | None = None) -> ConversationInfo:
         cid, now = conversation_id or new_conversation_id(), time.time()
-        with self._write() as conn:
+        with self.db.write() as conn:
             conn.execute("INSERT OR IGNORE INTO tenants VALUES (?, ?)", (tenant, now))
             exists = conn.execute("SELECT 1 FROM conversations WHERE id = ?", (cid,)).fetchone()
             if exists:
@@ -114,24 +112,24 @@ class ConversationTables:
         return ConversationInfo(cid, tenant, owner, title, list(collections), now, now, 0)
 
     def list_conversations(self, tenant: str, owner: str | None, *, limit: int = 100) -> list[ConversationInfo]:
-        rows = self._read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? AND owner = ? "
+        rows = self.db.read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? AND owner = ? "
                           "ORDER BY updated DESC, id LIMIT ?", (tenant, owner_key(owner), int(limit)))
         return [_conversation(r) for r in rows]
 
     def get_conversation(self, tenant: str, owner: str | None, conversation_id: str) -> ConversationInfo | None:
-        rows = self._read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? AND owner = ? AND id = ?",
+        rows = self.db.read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? AND owner = ? AND id = ?",
                           (tenant, owner_key(owner), conversation_id))
         return _conversation(rows[0]) if rows else None
 
     def rename_conversation(self, tenant: str, owner: str | None, conversation_id: str,
                             title: str) -> ConversationInfo | None:
-        with self._write() as conn:
+        with self.db.write() as conn:
             conn.execute("UPDATE conversations SET title = ? WHERE tenant = ? AND owner = ? AND id = ?",
                          (title, tenant, owner_key(owner), conversation_id))
         return self.get_conversation(tenant, owner, conversation_id)
 
     def delete_conversation(self, tenant: str, owner: str | None, conversation_id: str) -> bool:
-        with self._write() as conn:
+        with self.db.write() as conn:
             cur = conn.execute("DELETE FROM conversations WHERE tenant = ? AND owner = ? AND id = ?",
                                (tenant, owner_key(owner), conversation_id))
             if cur.rowcount:
@@ -141,7 +139,7 @@ class ConversationTables:
     def add_messages(self, tenant: str, owner: str | None, conversation_id: str,
                      messages: list[NewMessage]) -> list[MessageInfo]:
         now, out = time.time(), []
-        with self._write() as conn:
+        with self.db.write() as conn:
             found = conn.execute("SELECT 1 FROM conversations WHERE tenant = ? AND owner = ? AND id = ?",
                                  (tenant, owner_key(owner), conversation_id)).fetchone()
             if found is None:
@@ -163,19 +161,19 @@ class ConversationTables:
     def list_messages(self, tenant: str, owner: str | None, conversation_id: str, *,
                       last: int | None = None) -> list[MessageInfo]:
         limit = -1 if last is None else int(last)
-        rows = self._read(f"SELECT {_MSG} FROM messages WHERE conversation_id = ? AND tenant = ? AND owner = ? "
+        rows = self.db.read(f"SELECT {_MSG} FROM messages WHERE conversation_id = ? AND tenant = ? AND owner = ? "
                           "ORDER BY seq DESC LIMIT ?", (conversation_id, tenant, owner_key(owner), limit))
         return [_message(r) for r in reversed(rows)]
 
     def unembedded_messages(self, limit: int = 256, tenant: str | None = None) -> list[tuple[str, str, str]]:
         where, params = ("AND tenant = ?", [tenant]) if tenant is not None else ("", [])
-        rows = self._read(f"SELECT tenant, id, content FROM messages WHERE embedding IS NULL {where} "
+        rows = self.db.read(f"SELECT tenant, id, content FROM messages WHERE embedding IS NULL {where} "
                           "ORDER BY seq LIMIT ?", [*params, int(limit)])
         return [(r[0], r[1], r[2]) for r in rows]
 
     def set_message_embeddings(self, tenant: str, model_id: str, items: list[tuple[str, np.ndarray]]) -> int:
         done, owners = 0, set()
-        with self._write() as conn:
+        with self.db.write() as conn:
             for mid, vector in items:
                 row = conn.execute("UPDATE messages SET embedding = ?, model_id = ? WHERE id = ? AND tenant = ? "
                                    "RETURNING owner",
@@ -206,7 +204,7 @@ class ConversationTables:
         top = top[np.argsort(-scores[top], kind="stable")]
         wanted = [int(seqs[i]) for i in top]
         marks = ",".join("?" * len(wanted))
-        found = {r[8]: _message(r) for r in self._read(
+        found = {r[8]: _message(r) for r in self.db.read(
             f"SELECT {_MSG} FROM messages WHERE tenant = ? AND owner = ? AND seq IN ({marks})",
             [tenant, owner_key(owner), *wanted])}
         return [(found[int(seqs[i])], float(scores[i])) for i in top if int(seqs[i]) in found]
@@ -214,7 +212,7 @@ class ConversationTables:
     def _owner_matrix(self, tenant: str, owner: str, model_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(seqs, conversation ids, vectors) of the owner's embedded messages by ``model_id``."""
         lock, cache = self._message_cache()
-        version = self._read("SELECT version FROM message_versions WHERE tenant = ? AND owner = ?", (tenant, owner))
+        version = self.db.read("SELECT version FROM message_versions WHERE tenant = ? AND owner = ?", (tenant, owner))
         version = version[0][0] if version else 0
         key = (tenant, owner, model_id)
         with lock:
@@ -222,7 +220,7 @@ class ConversationTables:
             if hit is not None and hit[0] == version:
                 cache.move_to_end(key)
                 return hit[1]
-        rows = self._read("SELECT seq, conversation_id, embedding FROM messages WHERE tenant = ? AND owner = ? "
+        rows = self.db.read("SELECT seq, conversation_id, embedding FROM messages WHERE tenant = ? AND owner = ? "
                           "AND model_id = ? AND embedding IS NOT NULL ORDER BY seq", (tenant, owner, model_id))
         if not rows:
             return np.zeros(0, np.int64), np.zeros(0, object), np.zeros((0, 0), np.float32)
@@ -240,11 +238,11 @@ class ConversationTables:
         return entry
 
     def get_answer_policy(self, tenant: str, collection: str) -> str | None:
-        rows = self._read("SELECT policy FROM answer_policies WHERE tenant = ? AND collection = ?", (tenant, collection))
+        rows = self.db.read("SELECT policy FROM answer_policies WHERE tenant = ? AND collection = ?", (tenant, collection))
         return rows[0][0] if rows else None
 
     def set_answer_policy(self, tenant: str, collection: str, policy: str | None) -> None:
-        with self._write() as conn:
+        with self.db.write() as conn:
             if policy is None:
                 conn.execute("DELETE FROM answer_policies WHERE tenant = ? AND collection = ?", (tenant, collection))
                 return
@@ -254,9 +252,9 @@ class ConversationTables:
 
     def export_conversations(self, tenant: str) -> list[StoredConversation]:
         out = []
-        for r in self._read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? ORDER BY created, id", (tenant,)):
+        for r in self.db.read(f"SELECT {_CONV} FROM conversations WHERE tenant = ? ORDER BY created, id", (tenant,)):
             conv = _conversation(r)
-            rows = self._read(f"SELECT {_MSG}, model_id, embedding FROM messages WHERE conversation_id = ? "
+            rows = self.db.read(f"SELECT {_MSG}, model_id, embedding FROM messages WHERE conversation_id = ? "
                               "AND tenant = ? ORDER BY seq", (conv.id, tenant))
             out.append(StoredConversation(conv, [_message(m[:10]) for m in rows], {
                 m[0]: (m[10], np.frombuffer(m[11], dtype=np.float32)) for m in rows if m[11] is not None}))
@@ -264,7 +262,7 @@ class ConversationTables:
 
     def import_conversation(self, stored: StoredConversation) -> bool:
         c = stored.conversation
-        with self._write() as conn:
+        with self.db.write() as conn:
             if conn.execute("SELECT 1 FROM conversations WHERE id = ?", (c.id,)).fetchone():
                 return False
             conn.execute("INSERT OR IGNORE INTO tenants VALUES (?, ?)", (c.tenant, c.created))

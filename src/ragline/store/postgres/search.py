@@ -1,35 +1,37 @@
 """PostgreSQL's ``SearchIndex`` read half: cosine search with pgvector (a partial
 HNSW index per collection above ``exact_below`` chunks, exact below), and BM25
-computed in SQL exactly as SQLite FTS5's ``bm25()`` (see ``postgres_filters``).
-A mixin for ``PostgresStore`` (it uses the store's ``_tx``)."""
+computed in SQL exactly as SQLite FTS5's ``bm25()`` (see ``filters``). The
+``SearchIndex`` role of the PostgreSQL backend, over the store's ``PostgresDatabase``."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 
 import numpy as np
-import psycopg
 
-from ..errors import ModelMismatchError
-from ..models import Scope
-from .filters import Filter
-from .postgres_filters import BM25_SQL, compile_postgres, query_lexemes, quoted
-from .postgres_schema import HNSW_MAX_DIM
-from .sql import check_ref, owner_visibility, row_id
-from .types import CollectionRef
+from ...errors import ModelMismatchError
+from ...models import Scope
+from ..filters import Filter
+from .conn import PostgresDatabase
+from .filters import BM25_SQL, compile_postgres, query_lexemes, quoted
+from .schema import HNSW_MAX_DIM
+from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
+from ..types import CollectionRef
 
 
-class PostgresSearch:
-    """Dense and keyword search for ``PostgresStore``."""
+class PostgresSearch(TablesAreTheIndex):
+    """Dense and keyword search over one PostgreSQL database's tables."""
 
     exact_below = 10_000
     """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
 
-    _tx: Callable[[str | None], AbstractContextManager[psycopg.Cursor]]  # PostgresStore's
-    _ef_search: int
-    index_enabled: bool
+    def __init__(self, db: PostgresDatabase, *, ef_search: int, index_enabled: bool = True) -> None:
+        self.db = db
+        self._ef_search = ef_search
+        self.index_enabled = index_enabled
+
+    def close(self) -> None:
+        """Nothing of its own to release: the store closes the shared pool."""
 
     # -- search (SearchIndex) ------------------------------------------------
     def dense_search(self, scope: Scope, collections: list[CollectionRef], vector: np.ndarray, k: int,
@@ -39,7 +41,7 @@ class PostgresSearch:
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
-        with self._tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant) as cur:
             # ef_search below k would cap what one HNSW pass can return.
             cur.execute("SELECT set_config('hnsw.ef_search', %s, true), "
                         "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
@@ -74,7 +76,7 @@ class PostgresSearch:
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
-        with self._tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant) as cur:
             for ref in collections:
                 check_ref(scope, ref)
                 lexemes = query_lexemes(terms)
