@@ -27,9 +27,9 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ...errors import ConfigError, RaglineError, StoreUnavailableError
 from .. import redact
-from .conversations import MIGRATION_CONVERSATIONS
 from ..sql.records import SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
+from .conversations import MIGRATION_CONVERSATIONS
 
 log = logging.getLogger(__name__)
 

@@ -12,11 +12,11 @@ import numpy as np
 from ...errors import ModelMismatchError
 from ...models import Scope
 from ..filters import Filter
+from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
+from ..types import CollectionRef
 from .conn import PostgresDatabase
 from .filters import BM25_SQL, compile_postgres, query_lexemes, quoted
 from .schema import HNSW_MAX_DIM
-from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
-from ..types import CollectionRef
 
 
 class PostgresSearch(TablesAreTheIndex):

@@ -44,8 +44,8 @@ from ...models import Scope
 from ..base import Scored
 from ..facade import Store
 from ..filters import Filter
-from .filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
 from ..types import ChunkRecord, CollectionRef, DocumentRecord
+from .filters import DENSE, KEYWORD, compile_qdrant, make_point, point_id, query_vector, scope_conditions
 
 if TYPE_CHECKING:
     from ..postgres import PostgresStore

@@ -20,6 +20,7 @@ from ..filters import Condition, Filter
 from ..types import FINISHED, JOB_UPDATABLE, QUEUED, ChunkRecord, CollectionRef, DocumentRecord
 from ..visibility import Owners, changeable_owners, visible_owners
 
+
 class Database(Protocol):
     """One relational store's connections, shared by the role objects over its tables
     (records, usage, conversations, search): each backend has one (``SQLiteDatabase``,
