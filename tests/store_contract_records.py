@@ -11,7 +11,7 @@ import pytest
 
 from ragline.errors import ConfigError
 from ragline.models import Scope
-from ragline.records.model import Transaction, TransactionQuery
+from ragline.models.records import Transaction, TransactionQuery
 from ragline.store import Store
 
 from .contract_helpers import _Base

@@ -9,8 +9,8 @@ import pytest
 
 from ragline.errors import ConfigError
 from ragline.models import Scope
+from ragline.models.usage import ASK, EMBED, UsageRecord
 from ragline.store import Store
-from ragline.usage.model import ASK, EMBED, UsageRecord
 
 from .contract_helpers import _Base, collection, put
 

@@ -11,7 +11,7 @@ import pytest
 
 from ragline.engine import Engine
 from ragline.models import Scope
-from ragline.records.model import Transaction
+from ragline.models.records import Transaction
 from ragline.settings import EmbedderSettings, GeneratorSettings, Settings
 
 from .fakes.llm import FakeLLMServer, Reply, Status

@@ -9,7 +9,7 @@ import pytest
 
 from ragline.errors import StoreError
 from ragline.models import Scope
-from ragline.records.model import Transaction, TransactionQuery
+from ragline.models.records import Transaction, TransactionQuery
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres.schema import MIGRATIONS

@@ -10,8 +10,8 @@ import pytest
 
 from ragline.embed.base import CountingEmbedder
 from ragline.embed.minilm import MiniLMEmbedder
+from ragline.models.usage import EMBED
 from ragline.usage.embedding import MeteredEmbedder
-from ragline.usage.model import EMBED
 
 TEXTS = ["", "Vitamin D and bone density.", "word " * 600, "Ünïcode, emoji 🚀 and [SEP] inside text."]
 

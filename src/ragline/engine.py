@@ -23,6 +23,7 @@ from .embed.registry import max_tokens as embedder_max_tokens
 from .engine_admin import EngineAdmin
 from .errors import RaglineError
 from .models import Document, Scope
+from .models.usage import ASK, MatchStat
 from .retrieve.rerank import Reranker, make_reranker
 from .retrieve.search import Searcher, SearchResult
 from .settings import ChunkingSettings, Settings
@@ -31,7 +32,6 @@ from .store.filters import Filters
 from .store.types import CollectionInfo
 from .usage.embedding import MeteredEmbedder
 from .usage.meter import UsageMeter
-from .usage.model import ASK, MatchStat
 from .usage.ranking import CANDIDATES_PER_HIT, check_usage_options, with_counters
 from .usage.report import usage_report
 

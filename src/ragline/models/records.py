@@ -16,7 +16,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import ConfigError
-from ..models import content_hash
+from . import content_hash
 
 AMOUNT_SCALE = 10_000
 """Stored amounts are integers of 1/10,000 of the currency unit (4 decimal places)."""

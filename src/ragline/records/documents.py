@@ -17,7 +17,7 @@ from datetime import date
 from decimal import Decimal
 
 from ..models import Block, Document
-from .model import Aggregate, Transaction, TransactionQuery, money
+from ..models.records import Aggregate, Transaction, TransactionQuery, money
 
 STATEMENT = "transactions/{month}"
 SUMMARY = "transactions/summary/{month}"

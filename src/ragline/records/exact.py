@@ -19,8 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 from ..models import Scope
+from ..models.records import Aggregate, Transaction, TransactionQuery, key, money, plain
 from ..store.base import Records
-from .model import Aggregate, Transaction, TransactionQuery, key, money, plain
 from .periods import Period, add_months, month_period
 from .router import MoneyRoute
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 from ..models import Document, Scope, document_id
+from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
-from .model import Aggregate, Transaction, TransactionQuery, WriteReport
 from .phrasing import records_answer
 from .router import MoneyRoute, classify, route
 

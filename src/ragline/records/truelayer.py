@@ -30,10 +30,10 @@ from typing import Any
 import httpx
 
 from ..errors import ConfigError, ConnectorError
+from ..models.records import Transaction, parse_amount, parse_timestamp
 from ..providers.client import ProviderClient, Retry
 from ..providers.policy import CallPolicy
 from ..settings import TrueLayerSettings
-from .model import Transaction, parse_amount, parse_timestamp
 
 MAX_WAIT = 30.0  # seconds: the longest one wait may be, whatever Retry-After says
 RETRY_STATUS = frozenset({429, *range(500, 600)})  # rate limits and every server-side failure

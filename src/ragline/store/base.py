@@ -35,8 +35,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..models import Hit, Scope
-from ..records.model import Aggregate, Transaction, TransactionQuery, WriteReport
-from ..usage.model import MatchStat, UsageRecord
+from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
+from ..models.usage import MatchStat, UsageRecord
 from .conversations import ConversationStore
 from .filters import Filter
 from .types import (
@@ -245,7 +245,7 @@ class Records(Protocol):
     Keyed by (tenant, owner, transaction id); the scope's tenant and owner are
     applied inside every query and its collections are not used. Transactions are
     never shared: an owner-less scope reads none, and writing with one is a
-    ``ConfigError``. Amounts and sums are exact (``records.model.AMOUNT_SCALE``)."""
+    ``ConfigError``. Amounts and sums are exact (``models.records.AMOUNT_SCALE``)."""
 
     def put_transactions(self, scope: Scope, transactions: Iterable[Transaction]) -> WriteReport:
         """Insert new transactions and update changed ones in place (same id, other
@@ -259,7 +259,7 @@ class Records(Protocol):
         ...
 
     def aggregate_transactions(self, scope: Scope, query: TransactionQuery, by: str) -> list[Aggregate]:
-        """Count and exact sum per group (``records.model.GROUPS``) and currency, over
+        """Count and exact sum per group (``models.records.GROUPS``) and currency, over
         the transactions matching ``query``; never sums across currencies."""
         ...
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..analyzer import check_language
 from ..models import Hit, Scope
-from ..usage.model import MatchStat, UsageRecord
+from ..models.usage import MatchStat, UsageRecord
 from .base import Admin, Catalog, MatchCounts, Records, Roles, Scored, SearchIndex, Usage, VectorLookup
 from .conversations import ConversationStore
 from .filters import Filter, parse_filters

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 
 from ..analyzer import analyze
 from ..models import Scope, index_text
-from ..records.model import TransactionQuery
+from ..models.records import TransactionQuery
 from .facade import Store
 
 

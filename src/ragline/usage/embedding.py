@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..embed.base import DelegatingEmbedder, Embedder
+from ..models.usage import EMBED
 from .meter import UsageMeter
-from .model import EMBED
 
 
 class MeteredEmbedder(DelegatingEmbedder):

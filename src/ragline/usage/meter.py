@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from ..flusher import Flusher
-from .model import UsageRecord
+from ..models.usage import UsageRecord
 
 if TYPE_CHECKING:
     from ..store import Store

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..models.usage import ASK, EMBED, UsageRecord
 from ..settings import Price, UsageSettings
-from .model import ASK, EMBED, UsageRecord
 
 
 def cost(record: UsageRecord, prices: Mapping[str, Price]) -> float | None:

@@ -14,7 +14,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ...usage.model import LLMUsage
+from ...models.usage import LLMUsage
 from ..context import RAGContext
 from ..prompt import Prompt
 

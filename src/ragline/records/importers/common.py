@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import LoaderError
 from ...models import stable_id
-from ..model import Transaction
+from ...models.records import Transaction
 
 
 @dataclass(frozen=True)

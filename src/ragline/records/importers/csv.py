@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ConfigError, LoaderError
-from ..model import Transaction
+from ...models.records import Transaction
 from .common import IdMaker, ImportOptions, ImportResult, RowError, decode
 from .formats import detect_date_order, detect_decimal, parse_date, parse_number
 

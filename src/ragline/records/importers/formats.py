@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from ...errors import ConfigError
-from ..model import parse_amount
+from ...models.records import parse_amount
 
 _COMMA_DECIMAL = re.compile(r"\d,\d{1,2}(?!\d)(?![.,]\d)")  # "12,50", "1.234,5"
 _DOT_DECIMAL = re.compile(r"\d\.\d{1,2}(?!\d)(?![.,]\d)")

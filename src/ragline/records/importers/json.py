@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ConfigError, LoaderError
-from ..model import Transaction
+from ...models.records import Transaction
 from .common import IdMaker, ImportOptions, ImportResult, RowError, decode
 
 ALIASES: dict[str, tuple[str, ...]] = {

@@ -9,7 +9,7 @@ import io
 import re
 
 from ...errors import ConfigError, LoaderError
-from ..model import Transaction
+from ...models.records import Transaction
 from .common import ImportOptions, ImportResult, RowError, decode
 
 _OPENING = re.compile(r"<STMTTRN>", re.IGNORECASE)

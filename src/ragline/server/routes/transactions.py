@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ConfigError
 from ...models import OWNER_PATTERN, Scope
+from ...models.records import FLOWS, GROUPS, Aggregate, Transaction, TransactionQuery, plain
 from ...records.importers import IMPORTERS, ImportOptions
-from ...records.model import FLOWS, GROUPS, Aggregate, Transaction, TransactionQuery, plain
 from ..auth import Principal, Tenant
 from ..deps import Owner, check_storage_quota, engine, note, note_owner
 from ..errors import ApiError, responses

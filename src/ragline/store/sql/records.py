@@ -17,7 +17,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...models import Scope
-from ...records.model import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+from ...models.records import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
 from .common import Database
 
 SCHEMA_RECORDS = """

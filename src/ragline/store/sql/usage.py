@@ -20,7 +20,7 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...models import Scope
-from ...usage.model import MatchStat, UsageRecord
+from ...models.usage import MatchStat, UsageRecord
 from ..base import MatchCounts
 from ..types import CollectionRef
 from .common import Database, owner_visibility, row_id
