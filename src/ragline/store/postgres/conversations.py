@@ -27,63 +27,8 @@ from ..conversations import (
 )
 from .filters import nul_free
 
-if TYPE_CHECKING:  # conn imports schema, which imports this module's migration
+if TYPE_CHECKING:
     from .conn import PostgresDatabase
-
-_POLICY = ("tenant = current_setting('ragline.tenant', true) "
-           "OR current_setting('ragline.tenant', true) = '*'")
-
-MIGRATION_CONVERSATIONS = f"""
-CREATE TABLE conversations (
-    id text COLLATE "C" PRIMARY KEY,
-    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
-    owner text COLLATE "C" NOT NULL DEFAULT '',
-    title text NOT NULL,
-    collections jsonb NOT NULL DEFAULT '[]',
-    created double precision NOT NULL,
-    updated double precision NOT NULL,
-    message_count integer NOT NULL DEFAULT 0
-);
-CREATE INDEX conversations_owner ON conversations (tenant, owner, updated);
-CREATE TABLE messages (
-    seq bigint GENERATED ALWAYS AS IDENTITY,
-    id text COLLATE "C" PRIMARY KEY,
-    conversation_id text COLLATE "C" NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    tenant text COLLATE "C" NOT NULL,
-    owner text COLLATE "C" NOT NULL DEFAULT '',
-    role text NOT NULL,
-    content text NOT NULL,
-    metadata jsonb NOT NULL DEFAULT '{{}}',
-    created double precision NOT NULL,
-    model_id text,
-    embedding vector
-);
-CREATE INDEX messages_conversation ON messages (conversation_id, seq);
-CREATE INDEX messages_owner ON messages (tenant, owner, model_id);
-CREATE INDEX messages_pending ON messages (seq) WHERE embedding IS NULL;
-CREATE TABLE answer_policies (
-    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
-    collection text COLLATE "C" NOT NULL,
-    policy text NOT NULL,
-    PRIMARY KEY (tenant, collection)
-);
-ALTER TABLE answer_policies ENABLE ROW LEVEL SECURITY;
-ALTER TABLE answer_policies FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_wall ON answer_policies USING ({_POLICY});
-ALTER TABLE conversations ENABLE ROW LEVEL SECURITY;
-ALTER TABLE conversations FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_wall ON conversations USING ({_POLICY});
-ALTER TABLE messages ENABLE ROW LEVEL SECURITY;
-ALTER TABLE messages FORCE ROW LEVEL SECURITY;
-CREATE POLICY tenant_wall ON messages USING ({_POLICY});
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ragline_rls') THEN
-        GRANT SELECT, INSERT, UPDATE, DELETE ON conversations, messages, answer_policies TO ragline_rls;
-    END IF;
-END $$;
-"""
-"""Schema version 5 (``schema.MIGRATIONS``)."""
 
 _CONV = "id, tenant, owner, title, collections, created, updated, message_count"
 _MSG = "id, conversation_id, tenant, owner, role, content, metadata, created, seq, embedding IS NOT NULL"

@@ -29,7 +29,6 @@ from ...errors import ConfigError, RaglineError, StoreUnavailableError
 from .. import redact
 from ..sql.records import SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
-from .conversations import MIGRATION_CONVERSATIONS
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +225,58 @@ BEGIN
     END IF;
 END $$;
 """
+
+MIGRATION_CONVERSATIONS = f"""
+CREATE TABLE conversations (
+    id text COLLATE "C" PRIMARY KEY,
+    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    owner text COLLATE "C" NOT NULL DEFAULT '',
+    title text NOT NULL,
+    collections jsonb NOT NULL DEFAULT '[]',
+    created double precision NOT NULL,
+    updated double precision NOT NULL,
+    message_count integer NOT NULL DEFAULT 0
+);
+CREATE INDEX conversations_owner ON conversations (tenant, owner, updated);
+CREATE TABLE messages (
+    seq bigint GENERATED ALWAYS AS IDENTITY,
+    id text COLLATE "C" PRIMARY KEY,
+    conversation_id text COLLATE "C" NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C" NOT NULL DEFAULT '',
+    role text NOT NULL,
+    content text NOT NULL,
+    metadata jsonb NOT NULL DEFAULT '{{}}',
+    created double precision NOT NULL,
+    model_id text,
+    embedding vector
+);
+CREATE INDEX messages_conversation ON messages (conversation_id, seq);
+CREATE INDEX messages_owner ON messages (tenant, owner, model_id);
+CREATE INDEX messages_pending ON messages (seq) WHERE embedding IS NULL;
+CREATE TABLE answer_policies (
+    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    collection text COLLATE "C" NOT NULL,
+    policy text NOT NULL,
+    PRIMARY KEY (tenant, collection)
+);
+ALTER TABLE answer_policies ENABLE ROW LEVEL SECURITY;
+ALTER TABLE answer_policies FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON answer_policies USING ({_POLICY.format(column="tenant")});
+ALTER TABLE conversations ENABLE ROW LEVEL SECURITY;
+ALTER TABLE conversations FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON conversations USING ({_POLICY.format(column="tenant")});
+ALTER TABLE messages ENABLE ROW LEVEL SECURITY;
+ALTER TABLE messages FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON messages USING ({_POLICY.format(column="tenant")});
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ragline_rls') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON conversations, messages, answer_policies TO ragline_rls;
+    END IF;
+END $$;
+"""
+"""Schema version 5: conversations, their messages and the answer policies (``conversations.py``)."""
 
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
