@@ -164,10 +164,10 @@ class GeneratorSettings(BaseModel):
     def _allowed_from_string(cls, value: object) -> object:
         # A comma-separated string or a JSON list (environment, TOML) as well as a list.
         raw = value.get("allowed") if isinstance(value, dict) else None
-        if isinstance(raw, str):
+        if isinstance(value, dict) and isinstance(raw, str):
             items = json.loads(raw) if raw.lstrip().startswith("[") else raw.split(",")
             names = (str(n).strip().lower() for n in items)
-            value = {**value, "allowed": tuple(n for n in names if n)}  # type: ignore[dict-item]
+            return {**value, "allowed": tuple(n for n in names if n)}
         return value
 
 

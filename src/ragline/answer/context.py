@@ -218,7 +218,8 @@ class ContextBuilder:
     def _with_neighbours(self, hit: Hit, span: tuple[int, int], fetch: NeighbourFetcher) -> tuple[str, tuple[int, int]]:
         near = [h for h in fetch(hit) if h.chunk_id != hit.chunk_id and _span(h) is not None
                 and abs(h.position - hit.position) <= self.neighbours]
-        pieces = sorted([(span[0], span[1], hit.text)] + [(*_span(h), h.text) for h in near])  # type: ignore[misc]
+        pieces = sorted([(span[0], span[1], hit.text)]
+                        + [(near_span[0], near_span[1], h.text) for h in near if (near_span := _span(h)) is not None])
         text, start, end = pieces[0][2], pieces[0][0], pieces[0][1]
         for s, e, t in pieces[1:]:
             if s > end:  # a gap: the chunker dropped whitespace between chunks

@@ -40,5 +40,6 @@ def real_console(console: Console) -> Console:
     return console.get() if isinstance(console, _LazyConsole) else console
 
 
-err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]
-out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]
+# A proxy typed as what it stands for: rich is imported on first use, not with the CLI.
+err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]  # the lazy proxy of a Console
+out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]  # the lazy proxy of a Console

@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import wire
+from ..models import FINISHED
 
-FINISHED_STATES = ("indexed", "failed")
 """Job states after which nothing more happens to a job."""
 
 
@@ -40,7 +40,7 @@ class Job(wire.Job, _Result):
 
     @property
     def finished(self) -> bool:
-        return self.state in FINISHED_STATES
+        return self.state in FINISHED
 
 
 class Document(wire.Document, _Result):

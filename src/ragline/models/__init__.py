@@ -1,10 +1,17 @@
-"""The data model shared by every stage: Scope, Document, Chunk, Hit."""
+"""The data model shared by every stage: Scope, Document, Chunk, Hit, the name
+patterns, the states of an ingestion job; transactions (``models.records``) and
+usage rows (``models.usage``) beside it."""
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
+
+JobState = Literal["queued", "parsing", "embedding", "indexed", "failed"]
+"""Where an ingestion job is: waiting, being parsed, being embedded, done, or failed for good."""
+JOB_STATES: tuple[JobState, ...] = get_args(JobState)
+FINISHED: tuple[JobState, ...] = ("indexed", "failed")
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """Tenant and collection names: what the API can address in a URL path."""

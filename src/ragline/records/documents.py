@@ -26,11 +26,11 @@ SEASONS = {12: "winter", 1: "winter", 2: "winter", 3: "spring", 4: "spring", 5: 
 TOP = 8  # categories and merchants listed in a summary
 
 
-def month_query(month: str, **conditions: object) -> TransactionQuery:
-    """Every transaction of ``YYYY-MM`` (and the given conditions)."""
+def month_query(month: str, flows: tuple[str, ...] | None = None) -> TransactionQuery:
+    """Every transaction of ``YYYY-MM`` (of these flows, when given)."""
     year, number = int(month[:4]), int(month[5:7])
     return TransactionQuery(start=date(year, number, 1), end=date(year, number, monthrange(year, number)[1]),
-                            **conditions)  # type: ignore[arg-type]
+                            flows=flows)
 
 
 def month_label(month: str) -> str:

@@ -11,9 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .. import wire
 from ..conversations.options import AnswerOptions, RAGOptions
-from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, SOURCE_PATTERN
+from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, SOURCE_PATTERN, JobState
 from ..settings import SearchMode
-from ..store.types import JOB_STATES
 
 # Request limits (docs/api.md). A question's cost (keyword terms, embedding, grounding)
 # grows with its length; chat history is only counted, but must stay bounded too.
@@ -26,7 +25,6 @@ def _name() -> Any:
     return Field(pattern=NAME_PATTERN, description=NAME_RULE)
 
 
-JobState = Literal[JOB_STATES]  # type: ignore[valid-type]  (each state)
 
 
 class _Strict(BaseModel):

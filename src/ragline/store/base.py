@@ -282,7 +282,7 @@ class Usage(Protocol):
     embedded, questions, LLM tokens). Written in batches off the query path
     (``ragline.usage.meter``); the relational catalogs hold them."""
 
-    def record_matches(self, tenant: str, matches: MatchCounts, *, replace: bool = False) -> None:
+    def record_matches(self, tenant: str, matches: Mapping[str, tuple[int, float | None]], *, replace: bool = False) -> None:
         """Add each count to the chunk's ``match_count`` and move ``last_matched_at``
         forward; ``replace`` sets both as given (copies between stores)."""
         ...

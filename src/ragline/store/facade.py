@@ -250,7 +250,7 @@ class Store:
         return missing
 
     # -- usage (written in batches by ragline.usage.meter) ---------------------
-    def record_matches(self, tenant: str, matches: MatchCounts) -> None:
+    def record_matches(self, tenant: str, matches: Mapping[str, tuple[int, float | None]]) -> None:
         self.counters.record_matches(tenant, matches)
 
     def record_usage(self, records: list[UsageRecord]) -> None:

@@ -13,13 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..models import NAME_PATTERN  # noqa: F401 — re-exported: defined with the other name patterns
+from ..models import FINISHED, JOB_STATES, NAME_PATTERN  # noqa: F401 — re-exported: defined with the data model
 
 # -- jobs --------------------------------------------------------------------
-QUEUED, PARSING, EMBEDDING, INDEXED, FAILED = "queued", "parsing", "embedding", "indexed", "failed"
-JOB_STATES = (QUEUED, PARSING, EMBEDDING, INDEXED, FAILED)
+QUEUED, PARSING, EMBEDDING, INDEXED, FAILED = JOB_STATES
 RUNNING = (PARSING, EMBEDDING)
-FINISHED = (INDEXED, FAILED)
 JOB_KINDS = ("file", "text")
 
 UNCAPPED = 1 << 62

@@ -117,7 +117,7 @@ class ExtractiveGenerator:
                 break
             if chosen and (candidate.score < best * RELATIVE_CUTOFF or length + len(candidate.text) > self.max_chars):
                 continue
-            if chosen and typed and not wanted.search(candidate.text):  # type: ignore[union-attr]
+            if chosen and typed and wanted is not None and not wanted.search(candidate.text):
                 continue
             inside = next((i for i, c in enumerate(chosen) if c.n == candidate.n and c.text in candidate.text), None)
             if inside is not None:  # "X. It …" after "X.": quote the pair in its place

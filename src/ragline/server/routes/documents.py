@@ -154,8 +154,9 @@ def get_document(doc_id: str, request: Request, who: Tenant, owner: Owner = None
 def delete_document(doc_id: str, request: Request, who: Tenant, owner: Owner = None) -> Response:
     """Delete a document, its chunks, its jobs and its kept upload."""
     doc, job = _find(request, who, doc_id, note_owner(request, owner))
-    collection = doc.collection if doc is not None else job.collection  # type: ignore[union-attr]
-    doc_owner = doc.owner if doc is not None else job.owner  # type: ignore[union-attr]
+    found = doc if doc is not None else job
+    assert found is not None  # _find raises 404 when neither exists
+    collection, doc_owner = found.collection, found.owner
     if doc_owner != (owner or None):  # deletes touch exactly the caller's owner (see docs/api.md)
         raise not_found(f"document {doc_id!r}")
     scope = Scope(who.tenant, (collection,), doc_owner)

@@ -15,7 +15,7 @@ the other roles) and the catalog's ``resolve``. Every statement names the tenant
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...errors import ConfigError
@@ -60,7 +60,7 @@ class UsageTables:
         self.resolve = resolve  # the catalog's: a scope's collections
 
     # -- match counters -----------------------------------------------------------
-    def record_matches(self, tenant: str, matches: MatchCounts, *, replace: bool = False) -> None:
+    def record_matches(self, tenant: str, matches: Mapping[str, tuple[int, float | None]], *, replace: bool = False) -> None:
         m, g = self.db.mark, self.db.greatest
         if replace:  # a copy (ragline migrate): the values as they are, so a second run changes nothing
             update = "match_count = excluded.match_count, last_matched_at = excluded.last_matched_at"
