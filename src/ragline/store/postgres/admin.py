@@ -30,7 +30,7 @@ from typing import Any
 import psycopg
 
 from ...models import Scope
-from ..sql.common import job_list_conditions, job_update
+from ..sql.common import job_list_conditions, job_update, one_row
 from ..types import (
     FAILED,
     JOB_COLUMNS,
@@ -162,7 +162,7 @@ class AdminTables:
                     "INSERT INTO jobs (id, tenant, collection, owner, doc_id, source, kind, path, created, updated) "
                     "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (job_id, scope.tenant, scope.collection, scope.owner, doc_id, source, kind, path, now, now))
-            return _job(cur.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,)).fetchone())
+            return _job(one_row(cur, f"SELECT {_JOB_COLUMNS} FROM jobs WHERE id = %s", (job_id,)))
 
     def claim_job(self, worker: str, lease_s: float, max_tries: int, *, max_running: int | None = None,
                   max_running_for: Mapping[str, int | None] | None = None) -> JobInfo | None:
@@ -184,22 +184,21 @@ class AdminTables:
                 job_id, tenant, doc_id, tenant_cap = row
                 # The document lock, then a fresh look (new snapshot): a claim of a sibling
                 # that committed after this statement's snapshot is seen now.
-                locked = cur.execute("SELECT pg_try_advisory_xact_lock(%s)",
-                                     (document_lock(tenant, doc_id),)).fetchone()[0]
-                if not locked or cur.execute(_SIBLING_CHECK, (tenant, doc_id, job_id, now)).fetchone()[0]:
+                locked = one_row(cur, "SELECT pg_try_advisory_xact_lock(%s)", (document_lock(tenant, doc_id),))[0]
+                if not locked or one_row(cur, _SIBLING_CHECK, (tenant, doc_id, job_id, now))[0]:
                     skipped.append(job_id)
                     continue
                 if tenant_cap < UNCAPPED:
                     # Claimers of one capped tenant take turns (held to commit, never while waiting
                     # on anything else), and count again in a snapshot that sees the last claim.
                     cur.execute("SELECT pg_advisory_xact_lock(%s)", (tenant_lock(tenant),))
-                    if cur.execute(_RUNNING_COUNT.format(t="%s"), (tenant, now)).fetchone()[0] >= tenant_cap:
+                    if one_row(cur, _RUNNING_COUNT.format(t="%s"), (tenant, now))[0] >= tenant_cap:
                         full.append(tenant)
                         continue
-                claimed = cur.execute(
-                    "UPDATE jobs SET state = 'parsing', tries = tries + 1, started = %s, updated = %s, done = 0, "
+                claimed = one_row(  # the candidate row is locked (FOR UPDATE) by this transaction
+                    cur, "UPDATE jobs SET state = 'parsing', tries = tries + 1, started = %s, updated = %s, done = 0, "
                     f"error = NULL, worker = %s, lease_until = %s WHERE id = %s RETURNING {_JOB_COLUMNS}",
-                    (now, now, worker, now + lease_s, job_id)).fetchone()
+                    (now, now, worker, now + lease_s, job_id))
                 return _job(claimed)
         return None
 
@@ -258,7 +257,7 @@ class AdminTables:
             else:
                 rows = cur.execute("SELECT state, count(*) FROM jobs WHERE tenant = %s GROUP BY state",
                                    (tenant,)).fetchall()
-        counts = {state: 0 for state in JOB_STATES}
+        counts: dict[str, int] = {state: 0 for state in JOB_STATES}
         counts.update(dict(rows))
         return counts
 

@@ -36,7 +36,15 @@ from ...models import Hit, Scope
 from .. import redact
 from ..base import Roles, VectorLookup
 from ..facade import Store
-from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
+from ..sql.common import (
+    SwitchIncomplete,
+    check_switch,
+    lookup_batches,
+    one_row,
+    owned_exactly,
+    owner_visibility,
+    row_id,
+)
 from ..sql.records import RecordsTables
 from ..sql.usage import UsageTables
 from ..types import (
@@ -131,7 +139,8 @@ class PostgresStore(AdminTables):
                     "FROM (SELECT nextval(pg_get_serial_sequence('collections', 'id')) AS n) s "
                     "ON CONFLICT (tenant, name) DO NOTHING",  # a concurrent creator won: use its row
                     (scope.tenant, scope.collection, model_id, dimension, Jsonb(config), now))
-                row = cur.execute(select, (scope.tenant, scope.collection)).fetchone()
+                # Inserted just now, or by the concurrent creator the insert gave way to.
+                row = one_row(cur, select, (scope.tenant, scope.collection))
             cid, found_model, found_dim = row
             if (found_model, found_dim) != (model_id, dimension):
                 raise ModelMismatchError.between(scope.collection, found_model, found_dim, model_id, dimension)
@@ -246,8 +255,8 @@ class PostgresStore(AdminTables):
             self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
             self._insert_chunks(cur, scope, ref, document, chunks, vectors)
-            added, length = cur.execute("SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
-                                        (document.id,)).fetchone()
+            added, length = one_row(cur, "SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
+                                    (document.id,))
             cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
                         "length_total = length_total + %s WHERE id = %s",
                         (added - len(old), length - sum(r[1] for r in old), cid))
@@ -340,16 +349,15 @@ class PostgresStore(AdminTables):
 
     def counts(self) -> dict[str, int]:
         with self._tx(None) as cur:
-            tenants, collections, documents, chunks = cur.execute(
-                "SELECT (SELECT count(*) FROM tenants), (SELECT count(*) FROM collections), "
-                "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)").fetchone()
+            tenants, collections, documents, chunks = one_row(
+                cur, "SELECT (SELECT count(*) FROM tenants), (SELECT count(*) FROM collections), "
+                "(SELECT count(*) FROM documents), (SELECT count(*) FROM chunks)")
         return {"tenants": tenants, "collections": collections, "documents": documents, "chunks": chunks}
 
     def usage(self, tenant: str) -> TenantUsage:
         with self._tx(tenant) as cur:
-            row = cur.execute("SELECT count(*), coalesce(sum(chunk_count), 0), coalesce(sum(bytes), 0) FROM documents "
-                              "WHERE collection_id IN (SELECT id FROM collections WHERE tenant = %s)",
-                              (tenant,)).fetchone()
+            row = one_row(cur, "SELECT count(*), coalesce(sum(chunk_count), 0), coalesce(sum(bytes), 0) FROM documents "
+                          "WHERE collection_id IN (SELECT id FROM collections WHERE tenant = %s)", (tenant,))
         return TenantUsage(*(int(v) for v in row))
 
     def export_documents(self, tenant: str, collection: str, *, batch: int = 100) -> Iterator[StoredDocument]:
@@ -388,8 +396,8 @@ class PostgresStore(AdminTables):
                 # Writers of chunks wait until the switch commits (and it waits for those
                 # in flight): no chunk can slip in with an old vector.
                 cur.execute("LOCK TABLE chunks IN SHARE ROW EXCLUSIVE MODE")
-                current, old_dimension = cur.execute("SELECT model_id, dimension FROM collections WHERE id = %s "
-                                                     "FOR UPDATE", (cid,)).fetchone()
+                current, old_dimension = one_row(cur, "SELECT model_id, dimension FROM collections WHERE id = %s "
+                                                 "FOR UPDATE", (cid,))
                 check_switch(collection, current, old_model)
                 chunks = cur.execute("SELECT seq, id, content_hash FROM chunks WHERE collection_id = %s ORDER BY seq",
                                      (cid,)).fetchall()

@@ -25,6 +25,7 @@ from ..conversations import (
     owner_key,
     owner_of,
 )
+from ..sql.common import one_row
 from .filters import nul_free
 
 if TYPE_CHECKING:
@@ -108,11 +109,10 @@ class PostgresConversations:
                 raise NotFoundError(f"conversation {conversation_id!r} not found")
             for m in messages:
                 mid, content, metadata = new_message_id(), nul_free(m.content), _clean(m.metadata)
-                cur.execute("INSERT INTO messages (id, conversation_id, tenant, owner, role, content, metadata, "
-                            "created) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
-                            (mid, conversation_id, tenant, owner_key(owner), m.role, content,
-                             Jsonb(metadata, dumps=_dumps), now))
-                seq = cur.fetchone()[0]
+                seq = one_row(cur, "INSERT INTO messages (id, conversation_id, tenant, owner, role, content, "
+                              "metadata, created) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
+                              (mid, conversation_id, tenant, owner_key(owner), m.role, content,
+                               Jsonb(metadata, dumps=_dumps), now))[0]
                 out.append(MessageInfo(mid, conversation_id, tenant, owner, m.role, content,
                                        _roundtrip(metadata), now, seq))
             cur.execute("UPDATE conversations SET updated = %s, message_count = message_count + %s WHERE id = %s",

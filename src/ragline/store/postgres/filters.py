@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any
+from typing import Any, overload
 
 from ..filters import Condition, Filter
 from ..sql.common import COMPARISONS, compile_conditions
@@ -135,6 +135,14 @@ def _fold(term: str) -> str:
 def quoted(lexeme: str) -> str:
     """A lexeme quoted for tsvector/tsquery input: taken literally, whatever it holds."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+@overload
+def nul_free(value: str) -> str: ...
+@overload
+def nul_free(value: None) -> None: ...
+@overload
+def nul_free(value: str | None) -> str | None: ...
 
 
 def nul_free(value: str | None) -> str | None:

@@ -27,6 +27,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ...errors import ConfigError, RaglineError, StoreUnavailableError
 from .. import redact
+from ..sql.common import one_row
 from ..sql.records import SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
 
@@ -367,7 +368,7 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
             try:
                 # Try-lock, never wait: a concurrent build in another process waits for
                 # our snapshot while we would wait for its lock.
-                if not conn.execute("SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,)).fetchone()[0]:
+                if not one_row(conn, "SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,))[0]:
                     return False
                 try:
                     row = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
@@ -424,7 +425,7 @@ def prepare(url: str, kwargs: dict[str, Any]) -> tuple[bool, bool]:
         except psycopg.errors.InsufficientPrivilege as exc:
             raise ConfigError(f"cannot initialise the database at {where}: {first_line(exc)}. If this is "
                               "about the extension, run CREATE EXTENSION vector as a superuser once") from None
-        version = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()[0]
+        version = one_row(conn, "SELECT extversion FROM pg_extension WHERE extname = 'vector'")[0]  # migrate made it
         if tuple(int(p) for p in version.split(".")[:2] if p.isdigit()) < (0, 8):  # iterative index scans
             raise ConfigError(f"the database at {where} has pgvector {version}; ragline needs 0.8 or newer "
                               "(ALTER EXTENSION vector UPDATE after upgrading it on the server)")

@@ -120,7 +120,8 @@ def scope_conditions(scope: Scope, ref: CollectionRef) -> list[Any]:
 def owner_visibility(owner: str | None) -> Any:
     """The points a scope with ``owner`` may read (``visibility.visible_owners``): shared
     ones (no owner in the payload), plus its own."""
-    parts = [_is_empty("owner") if o is None else _match("owner", o) for o in visible_owners(owner)]
+    parts: list[models.Condition] = [_is_empty("owner") if o is None else _match("owner", o)
+                                     for o in visible_owners(owner)]
     return parts[0] if len(parts) == 1 else models.Filter(should=parts)
 
 

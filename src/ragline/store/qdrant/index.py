@@ -53,8 +53,10 @@ if TYPE_CHECKING:
 
 try:  # only a gRPC client raises these; qdrant-client depends on grpcio
     import grpc
+
+    _GRPC = True
 except ImportError:  # pragma: no cover
-    grpc = None
+    _GRPC = False  # then ``grpc`` is never read
 
 BATCH = 128  # points per upsert request
 _SETTING = "RAGLINE_STORE__URL"
@@ -128,7 +130,7 @@ def _release(conn: _Connection) -> None:
 def _is_missing(exc: Exception) -> bool:
     if isinstance(exc, UnexpectedResponse):  # not a proxy's 404 for a wrong URL prefix
         return exc.status_code == 404 and b"ollection" in exc.content
-    if grpc is not None and isinstance(exc, grpc.RpcError):
+    if _GRPC and isinstance(exc, grpc.RpcError):
         return exc.code() == grpc.StatusCode.NOT_FOUND
     text = str(exc)
     return isinstance(exc, ValueError) and text.startswith("Collection ") and text.endswith(" not found")
@@ -141,7 +143,7 @@ def mapped(exc: BaseException, where: str) -> StoreError:
     if isinstance(source, httpx.TransportError | ConnectionError | TimeoutError):
         return StoreUnavailableError(f"{where} cannot be reached ({type(source).__name__}: {text or 'no answer'}); "
                                      f"check {_SETTING} and that Qdrant is running")
-    if grpc is not None and isinstance(source, grpc.RpcError):
+    if _GRPC and isinstance(source, grpc.RpcError):
         code = source.code()
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             return StoreUnavailableError(f"{where} cannot be reached ({code.name}); check {_SETTING}")

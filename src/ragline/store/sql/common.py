@@ -41,6 +41,24 @@ class Database(Protocol):
         ...
 
 
+class Executes(Protocol):
+    """A cursor or connection (sqlite3's or psycopg's): ``execute`` returns a cursor."""
+
+    def execute(self, query: Any, params: Any = ..., /) -> Any: ...
+
+
+def one_row(cur: Executes, query: str, params: Sequence[Any] | None = None) -> tuple[Any, ...]:
+    """The row of a query that always returns one (an aggregate, a function call, a
+    ``RETURNING`` of a row the transaction holds): ``cur.execute(query, params).fetchone()``
+    without the None, or ``StoreError`` naming the query should no row come back.
+    Without ``params`` the query is sent as it is (psycopg then reads no placeholders)."""
+    executed = cur.execute(query) if params is None else cur.execute(query, params)
+    row = executed.fetchone()
+    if row is None:
+        raise StoreError(f"no row from the query {' '.join(query.split())[:100]!r}")
+    return row
+
+
 FIELD_COLUMNS = {
     "doc_id": "d.id", "source": "d.source", "title": "d.title", "media_type": "d.media_type",
     "page": "c.page", "section": "c.section", "owner": "d.owner",

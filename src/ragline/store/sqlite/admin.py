@@ -273,7 +273,7 @@ class AdminTables:
             rows = self._read("SELECT state, count(*) FROM jobs GROUP BY state")
         else:
             rows = self._read("SELECT state, count(*) FROM jobs WHERE tenant = ? GROUP BY state", (tenant,))
-        counts = {state: 0 for state in JOB_STATES}
+        counts: dict[str, int] = {state: 0 for state in JOB_STATES}
         counts.update(dict(rows))
         return counts
 

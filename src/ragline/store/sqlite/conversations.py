@@ -152,8 +152,10 @@ class SQLiteConversations:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (mid, conversation_id, tenant, owner_key(owner), m.role, m.content,
                      json.dumps(m.metadata, default=str), now))
+                seq = cur.lastrowid
+                assert seq is not None  # an INSERT sets it: the new row's rowid, which is its seq
                 out.append(MessageInfo(mid, conversation_id, tenant, owner, m.role, m.content,
-                                       json.loads(json.dumps(m.metadata, default=str)), now, cur.lastrowid))
+                                       json.loads(json.dumps(m.metadata, default=str)), now, seq))
             conn.execute("UPDATE conversations SET updated = ?, message_count = message_count + ? WHERE id = ?",
                          (now, len(messages), conversation_id))
         return out
@@ -212,8 +214,8 @@ class SQLiteConversations:
     def _owner_matrix(self, tenant: str, owner: str, model_id: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(seqs, conversation ids, vectors) of the owner's embedded messages by ``model_id``."""
         lock, cache = self._message_cache()
-        version = self.db.read("SELECT version FROM message_versions WHERE tenant = ? AND owner = ?", (tenant, owner))
-        version = version[0][0] if version else 0
+        versions = self.db.read("SELECT version FROM message_versions WHERE tenant = ? AND owner = ?", (tenant, owner))
+        version = versions[0][0] if versions else 0
         key = (tenant, owner, model_id)
         with lock:
             hit = cache.get(key)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -85,5 +86,6 @@ class TantivyIndex:
         hits = searcher.search(query, k, count=False).hits
         if not hits:
             return [], []
-        rowids = searcher.fast_field_values("rid", [address for _, address in hits])
+        # "rid" is an integer fast field that every document has: no value is None (or a float).
+        rowids = cast("list[int]", searcher.fast_field_values("rid", [address for _, address in hits]))
         return [int(r) for r in rowids], [float(score) for score, _ in hits]

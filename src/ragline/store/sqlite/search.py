@@ -84,6 +84,13 @@ class SQLiteSearch(TablesAreTheIndex):
         if self._side is not None:
             self._side.forget(cids, uids)
 
+    @property
+    def _sides(self) -> SideIndexes:
+        """The side indexes, for code that runs only for a collection they serve (one
+        ``_served`` found a state for, which it never does without side indexes)."""
+        assert self._side is not None, "side indexes used by a store without them"
+        return self._side
+
     def _collection_state(self, cid: int) -> tuple[tuple[int, float], str, str, int]:
         """(version, uid, model id, dimension). SQLite may reuse a deleted collection's id;
         the creation time tells them apart even when another process did the delete."""
@@ -116,7 +123,7 @@ class SQLiteSearch(TablesAreTheIndex):
             state = self._served(cid, "large", "wordy")  # one read of the collection's state
             if state is not None:
                 out.append({"tenant": owner_tenant, "collection": name,
-                            **self._side.rebuild(cid, state[0], state[1], state[2], state[3])})
+                            **self._sides.rebuild(cid, state[0], state[1], state[2], state[3])})
         return out
 
     # -- search (SearchIndex) ------------------------------------------------
@@ -197,9 +204,9 @@ class SQLiteSearch(TablesAreTheIndex):
             check_ref(scope, ref)
             cid = row_id(ref)
             wordy = self._wordy(cid)
-            words = self._side.words(cid, wordy[0], wordy[1]) if wordy is not None else None
-            if words is not None:
-                private = bool(self._side.snapshot(cid, wordy[0]).owners)  # some rows hidden from some scopes
+            words = self._sides.words(cid, wordy[0], wordy[1]) if wordy is not None else None
+            if wordy is not None and words is not None:
+                private = bool(self._sides.snapshot(cid, wordy[0]).owners)  # some rows hidden from some scopes
                 results.extend(self._keyword_side(scope, cid, words.index, terms, k, filters, private))
                 continue
             visible = f"c.tenant = ? AND c.collection_id = ?{owner_sql}{where}"
@@ -232,27 +239,27 @@ class SQLiteSearch(TablesAreTheIndex):
         version, uid, model, dim = state
         if dim != query.shape[0]:
             raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection has {dim}")
-        side, snap = self._side.dense(cid, version, uid, model, dim)
+        side, snap = self._sides.dense(cid, version, uid, model, dim)
         mask = snap.visible(scope.owner)
         if filters:
             allowed = np.isin(snap.members.rowids, self._allowed_rowids(scope, cid, filters))
             mask = allowed if mask is None else mask & allowed
         index = side.index
         if mask is None:
-            labels, scores = index.search(query, k, self._side.ef_search)
+            labels, scores = index.search(query, k, self._sides.ef_search)
         else:
             count = int(np.count_nonzero(mask))
             if not count:
                 return []
             if count <= max(EXACT_VISIBLE, k * 10):  # few visible rows: exact over just those
-                rows = self._side.vectors_by_rowid(cid, snap.members.rowids[mask])
+                rows = self._sides.vectors_by_rowid(cid, snap.members.rowids[mask])
                 labels = np.array([r[0] for r in rows], np.int64)
                 exact = np.frombuffer(b"".join(r[1] for r in rows), np.float32).reshape(len(rows), dim) @ query
                 best = np.argsort(-exact)[:k]
                 labels, scores = labels[best], exact[best]
             else:
                 allowed_bytes = _allowed(snap, mask, scope.owner, bool(filters))
-                labels, scores = index.search(query, k, self._side.ef_search, allowed_bytes)
+                labels, scores = index.search(query, k, self._sides.ef_search, allowed_bytes)
         return self._read_back(scope, cid, labels, scores)
 
     def _keyword_side(self, scope: Scope, cid: int, index, terms: list[str], k: int, filters: Filter,

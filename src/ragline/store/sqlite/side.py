@@ -55,7 +55,7 @@ class Snapshot:
     members: Members
     owner_codes: np.ndarray  # int32 per member: 0 shared, else 1 + place in ``owners``
     owners: dict[str, int]
-    masks: dict[str | None, bytes | None] = field(default_factory=dict)
+    masks: dict[str | None, bytes] = field(default_factory=dict)
 
     def visible(self, owner: str | None) -> np.ndarray | None:
         """Which members an owner may see, or None when all of them."""
