@@ -30,9 +30,9 @@ from ragline.store.types import (
     TenantUsage,
 )
 
-from .contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit
-from .store_contract_admin import JobContract, KeyContract
-from .store_contract_conversations import ConversationContract
+from tests.contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit
+from tests.contract.store_contract_admin import JobContract, KeyContract
+from tests.contract.store_contract_conversations import ConversationContract
 
 
 # -- catalog ----------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ragline.store.types import (
     hash_key,
 )
 
-from .contract_helpers import _Base, claim_in_parallel
+from tests.contract_helpers import _Base, claim_in_parallel
 
 
 # -- admin: keys and jobs ---------------------------------------------------------------

@@ -15,7 +15,7 @@ from ragline.errors import NotFoundError
 from ragline.store import Store
 from ragline.store.conversations import NewMessage
 
-from .contract_helpers import _Base
+from tests.contract_helpers import _Base
 
 MODEL = "test/model"
 D = 8

@@ -14,7 +14,7 @@ from ragline.models import Scope
 from ragline.records.model import Transaction, TransactionQuery
 from ragline.store import Store
 
-from .contract_helpers import _Base
+from tests.contract_helpers import _Base
 
 ANN = Scope("acme", ("kb",), "ann")
 BOB = Scope("acme", ("kb",), "bob")

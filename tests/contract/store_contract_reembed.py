@@ -18,7 +18,7 @@ from ragline.reembed import Reembedder
 from ragline.retrieve.analyzer import query_terms
 from ragline.store import Store
 
-from .contract_helpers import DIM, MODEL, A, _Base, collection, put, unit
+from tests.contract_helpers import DIM, MODEL, A, _Base, collection, put, unit
 
 TEXTS = {"fees.txt": ["Card fees are waived for students.", "Overdraft fees are charged monthly."],
          "transfers.txt": ["International transfers take two days."],

@@ -12,7 +12,7 @@ from ragline.models import Scope
 from ragline.store import Store
 from ragline.usage.model import ASK, EMBED, UsageRecord
 
-from .contract_helpers import _Base, collection, put
+from tests.contract_helpers import _Base, collection, put
 
 ACME = Scope("acme", ("kb",))
 ANN = Scope("acme", ("kb",), "ann")

@@ -27,8 +27,8 @@ from ragline.store.postgres_filters import tsvector_literal
 from ragline.store.postgres_schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
-from .contract_helpers import claim_in_parallel
-from .pg_server import (  # noqa: F401  (pg_url is a fixture)
+from tests.contract_helpers import claim_in_parallel
+from tests.pg_server import (  # noqa: F401  (pg_url is a fixture)
     admin_connect,
     drop_database,
     fresh_database,
@@ -38,10 +38,10 @@ from .pg_server import (  # noqa: F401  (pg_url is a fixture)
     start_server,
     stop_server,
 )
-from .store_contract import DIM, MODEL, A, StoreContract, collection, put, unit
-from .store_contract_records import RecordsContract
-from .store_contract_reembed import LanguageContract, ReembedContract
-from .store_contract_usage import UsageContract
+from tests.contract.store_contract import DIM, MODEL, A, StoreContract, collection, put, unit
+from tests.contract.store_contract_records import RecordsContract
+from tests.contract.store_contract_reembed import LanguageContract, ReembedContract
+from tests.contract.store_contract_usage import UsageContract
 
 
 def _settings(tmp_path, url: str, **store) -> Settings:

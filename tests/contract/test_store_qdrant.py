@@ -29,10 +29,10 @@ from ragline.store import qdrant_filters as qf
 from ragline.store.sqlite import SQLiteStore
 from ragline.store.types import ChunkRecord, CollectionRef, DocumentRecord
 
-from .store_contract import DIM, A, StoreContract, collection, put, unit
-from .store_contract_records import RecordsContract
-from .store_contract_reembed import LanguageContract, ReembedContract
-from .store_contract_usage import UsageContract
+from tests.contract.store_contract import DIM, A, StoreContract, collection, put, unit
+from tests.contract.store_contract_records import RecordsContract
+from tests.contract.store_contract_reembed import LanguageContract, ReembedContract
+from tests.contract.store_contract_usage import UsageContract
 
 
 def _settings(tmp_path, **store) -> Settings:

@@ -7,10 +7,10 @@ import pytest
 from ragline.settings import Settings
 from ragline.store import open_store
 
-from .store_contract import DIM, A, StoreContract, collection, put
-from .store_contract_records import RecordsContract
-from .store_contract_reembed import LanguageContract, ReembedContract
-from .store_contract_usage import UsageContract
+from tests.contract.store_contract import DIM, A, StoreContract, collection, put
+from tests.contract.store_contract_records import RecordsContract
+from tests.contract.store_contract_reembed import LanguageContract, ReembedContract
+from tests.contract.store_contract_usage import UsageContract
 
 
 class TestSQLiteStore(StoreContract, RecordsContract, ReembedContract, LanguageContract, UsageContract):

@@ -43,8 +43,8 @@ def test_api_docs_pages_use_only_local_assets(client: TestClient, page: str) -> 
 @pytest.mark.parametrize(("page_path", "rendered"), [("/docs", ".opblock-summary-path"), ("/redoc", "[data-section-id]")])
 def test_api_docs_render_in_a_browser_with_no_network(tmp_path, page_path: str, rendered: str) -> None:
     """Chromium with every request to another host refused still draws the operations."""
-    from .server_harness import LiveServer
-    from .web_helpers import launch_chromium, require_browser, screenshot
+    from tests.server_harness import LiveServer
+    from tests.web_helpers import launch_chromium, require_browser, screenshot
 
     require_browser()
     settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"))

@@ -79,9 +79,9 @@ def test_errors_are_messages_not_tracebacks(run, corpus: Path) -> None:
 
 
 def test_password_option(run) -> None:
-    from .conftest import PDF_SAMPLES
+    from tests.paths import PDF_SAMPLES, need
 
-    pdf = PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf"
+    pdf = need(PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf")
     result = run("ingest", str(pdf), "--json")
     assert result.returncode == 1 and "password" in json.loads(result.stdout)["failed"][0]["error"]
     result = run("ingest", str(pdf), "--password", "openpassword", "--json")

@@ -15,7 +15,7 @@ import pytest
 from ragline.client import Client
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,9 @@ from ragline import Engine, Scope
 from ragline.demo import COLLECTION, SAMPLE_DIR, TENANT, demo_key
 from ragline.settings import EmbedderSettings, Settings
 
-from .server_harness import LiveServer
+from tests.server_harness import LiveServer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _python_blocks(text: str) -> list[str]:

@@ -12,9 +12,9 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
-from .statements import owner_rows, spending_by, write_csv
-from .web_helpers import launch_chromium, require_browser, screenshot
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.statements import owner_rows, spending_by, write_csv
+from tests.web_helpers import launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 EXPECT_MS = 20_000

@@ -17,9 +17,9 @@ from ragline.settings import (
     UsageSettings,
 )
 
-from .fakes import FakeLLMServer
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
-from .web_helpers import launch_chromium, require_browser, screenshot
+from tests.fakes import FakeLLMServer
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.web_helpers import launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -20,8 +20,8 @@ from ragline.embed.hashing import HashingEmbedder
 from ragline.engine import Engine
 from ragline.settings import AnswerSettings, ChunkingSettings, EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
-from .web_helpers import launch_chromium, require_browser, screenshot
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.web_helpers import launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -415,9 +415,9 @@ def test_static_files_and_api_share_the_app(server):
 
 
 def test_an_encrypted_pdf_asks_for_its_password_and_opens_with_it(page, server):
-    from .conftest import PDF_SAMPLES
+    from tests.paths import PDF_SAMPLES, need
 
-    encrypted = (PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf").read_bytes()
+    encrypted = need(PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf").read_bytes()
     sign_in(page, server, create_tenant(server, "locked"))
     create_collection(page, "vault")
     page.get_by_role("tab", name="Documents").click()

@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 from ragline.settings import AnswerSettings, ChunkingSettings, EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
-from .web_helpers import launch_chromium, require_browser, screenshot
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.web_helpers import launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from ragline.web import mount
 
-from .web_helpers import launch_chromium, require_browser, serve_app
+from tests.web_helpers import launch_chromium, require_browser, serve_app
 
 pytestmark = pytest.mark.browser
 

@@ -13,10 +13,10 @@ from ragline.engine import Engine
 from ragline.models import Scope, index_text
 from ragline.settings import AnswerSettings, EmbedderSettings, GeneratorSettings, Settings
 
-from .fakes import FakeLLMServer, Reply
-from .fakes.reader import NO_ANSWER, read_answer
+from tests.fakes import FakeLLMServer, Reply
+from tests.fakes.reader import NO_ANSWER, read_answer
 
-SAMPLE = Path(__file__).resolve().parent.parent / "src" / "ragline" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragline" / "sample"
 SCOPE = Scope("acme", ("kb",))
 FAQ = """<!doctype html><html><head><title>Device help</title></head><body>
 <h1>Device help</h1>

@@ -15,7 +15,7 @@ from ragline.errors import ConfigError, EmbedderError
 from ragline.models import Block, Document, Scope
 from ragline.settings import AnswerSettings, EmbedderSettings, GeneratorSettings, Settings
 
-from .fakes import FakeLLMServer, Reply, Status
+from tests.fakes import FakeLLMServer, Reply, Status
 
 SCOPE = Scope("acme", ("kb",))
 DOCS = {

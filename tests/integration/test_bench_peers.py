@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, SCIFACT
+from tests.paths import ROOT, SCIFACT, needs
 
 sys.path.insert(0, str(ROOT / "bench" / "peers"))
 
@@ -137,6 +137,7 @@ def test_common_helpers() -> None:
     assert run == {"q1": ["d1", "d2"], "q2": ["d1", "d2"]} and len(latencies) == 2
 
 
+@needs(SCIFACT)
 def test_prepare_cuts_corpus_and_keeps_scorable_queries(tmp_path: Path) -> None:
     dataset = runner.prepare(SCIFACT, 200, tmp_path)
     lines = (tmp_path / "corpus.jsonl").read_text().splitlines()
@@ -161,6 +162,7 @@ def test_ragline_variant_parsing() -> None:
         runner.SYSTEMS.pop("ragline-tok", None)
 
 
+@needs(SCIFACT)
 def test_ragline_peer_runs_through_the_runner_protocol(tmp_path: Path) -> None:
     """The real peer script in a child process (hashing embedder: no model), measured and scored."""
     dataset = runner.prepare(SCIFACT, 60, tmp_path)
@@ -176,6 +178,7 @@ def test_ragline_peer_runs_through_the_runner_protocol(tmp_path: Path) -> None:
     assert all(len(ranked) <= 10 and len(set(ranked)) == len(ranked) for ranked in result["run"].values())
 
 
+@needs(SCIFACT)
 def test_failing_peer_gets_an_error_row(tmp_path: Path) -> None:
     runner.prepare(SCIFACT, 20, tmp_path)
     result = runner.run_one(Path(sys.executable), "peer_ragline.py", tmp_path,

@@ -27,8 +27,8 @@ from ragline.client import (
 from ragline.errors import ConfigError, NotFoundError, RaglineError
 from ragline.settings import EmbedderSettings, GeneratorSettings, QuotaSettings, ServerSettings, Settings
 
-from .fakes import FakeLLMServer, Reply
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.fakes import FakeLLMServer, Reply
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 POLICY = b"""# Overdraft policy
 

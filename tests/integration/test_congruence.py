@@ -15,7 +15,7 @@ from ragline.eval.backends import congruence, corpus_sentences, synthetic_bench
 from ragline.eval.beir import load_dataset
 from ragline.settings import ChunkingSettings, EmbedderSettings, Settings
 
-from .conftest import SCIFACT
+from tests.paths import SCIFACT
 
 
 def _scifact_slice(root: Path, docs: int = 600) -> Path:
@@ -38,7 +38,7 @@ def _scifact_slice(root: Path, docs: int = 600) -> Path:
 
 
 def _urls(tmp_path: Path) -> dict[str, str | None]:
-    from .pg_server import fresh_database
+    from tests.pg_server import fresh_database
 
     return {"sqlite": str(tmp_path / "c.sqlite"), "postgresql": fresh_database(),
             "qdrant": f"qdrant://{tmp_path}/qdrant"}

@@ -20,9 +20,9 @@ from ragline.errors import ConfigError, EmbedderError, NotFoundError, StoreUnava
 from ragline.models import Block, Document, Scope
 from ragline.settings import AnswerSettings, EmbedderSettings, GeneratorSettings, Settings
 
-from .fakes import FakeLLMServer, Reply, Status
+from tests.fakes import FakeLLMServer, Reply, Status
 
-SAMPLE = Path(__file__).resolve().parents[1] / "src" / "ragline" / "sample"
+SAMPLE = Path(__file__).resolve().parents[2] / "src" / "ragline" / "sample"
 BANK = Scope("demo", ("bank",))
 PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GROQ_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
                 "ANTHROPIC_API_KEY", "OLLAMA_HOST")
@@ -394,7 +394,7 @@ def test_follow_up_recall_over_the_written_conversations(bank: Engine) -> None:
     from ragline.conversations.turn import AnswerTurn
     from ragline.retrieve.search import Searcher
 
-    from .conftest import ROOT
+    from tests.paths import ROOT
 
     sys.path.insert(0, str(ROOT))
     from bench.followups import load, matches

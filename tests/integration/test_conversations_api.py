@@ -11,7 +11,7 @@ from openai import OpenAI
 
 from ragline.settings import AnswerSettings, EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 POLICY = b"""# Overdraft policy
 

@@ -19,7 +19,7 @@ from bench.drills.common import fill_disk
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
 @pytest.fixture

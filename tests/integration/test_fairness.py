@@ -22,7 +22,7 @@ from ragline.server.errors import ApiError
 from ragline.server.fairness import FairGate, released
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 
 def _run(coro):

@@ -17,7 +17,7 @@ from ragline.errors import ConfigError, GeneratorError
 from ragline.models import Hit
 from ragline.settings import GeneratorSettings
 
-from .fakes import FakeLLMServer, Reply, Slow, Status
+from tests.fakes import FakeLLMServer, Reply, Slow, Status
 
 PROTOCOLS = ["openai", "gemini", "anthropic"]
 

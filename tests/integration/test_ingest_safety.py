@@ -31,7 +31,7 @@ from ragline.ingest.sandbox import ParserSandbox, parse_file
 from ragline.models import Block, Document, Scope
 from ragline.settings import ChunkingSettings, EmbedderSettings, LimitSettings, Settings
 
-from .conftest import PDF_SAMPLES, SCIFACT
+from tests.paths import PDF_SAMPLES, SCIFACT, needs
 
 S = Scope("acme", ("kb",))
 MB = 1024 * 1024
@@ -256,7 +256,7 @@ def test_a_file_over_the_chunk_cap_stores_nothing_not_even_its_first_records(tmp
         engine.close()
 
 
-@pytest.mark.skipif(not PDF_SAMPLES.is_dir() or not SCIFACT.is_dir(), reason="needs ../shared test data")
+@needs(PDF_SAMPLES, SCIFACT)
 def test_the_default_caps_leave_ample_room_for_real_files() -> None:
     """Measured here (and in LimitSettings' comment): the 31 sample PDFs need at most
     142,392 characters and 217 chunks; SciFact's corpus.jsonl, one file, 7,261,818

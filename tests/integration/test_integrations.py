@@ -23,7 +23,7 @@ from ragline.integrations.langchain import RaglineRetriever as LangChainRetrieve
 from ragline.integrations.llamaindex import RaglineRetriever as LlamaIndexRetriever
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer
+from tests.server_harness import ADMIN_KEY, LiveServer
 
 QUESTION = "how do I report a lost card?"
 DOCS = {"cards.md": "# Cards\n\nReport a lost card in the app or call 0800 123 456 at any time.\n",
@@ -131,7 +131,7 @@ def _closure(requirement: str, seen: set[str]) -> set[str]:
 
 @pytest.mark.parametrize("extra", ["langchain", "llamaindex", "mcp"])
 def test_the_extras_do_not_pull_torch(extra: str) -> None:
-    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     line = re.search(rf"^{extra} = \[(.*)\]", pyproject, re.MULTILINE)
     assert line, f"no {extra} extra in pyproject.toml"
     pulled: set[str] = set()

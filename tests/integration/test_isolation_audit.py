@@ -14,7 +14,7 @@ import pytest
 from ragline.models import Scope
 from ragline.settings import AnswerSettings, EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 SHARED = "The overdraft fee is five euro per day zqshared."
 ALICE = "Alice salary slip shows overdraft fee refunds zqalice."

@@ -23,7 +23,7 @@ from ragline.engine import Engine
 from ragline.models import Scope
 from ragline.settings import EmbedderSettings, Settings
 
-from .server_harness import wait_for_jobs
+from tests.server_harness import wait_for_jobs
 
 FILES = 10
 WORDS_PER_FILE = 90_000  # ~600 chunks each: a job takes long enough to be caught mid-embedding

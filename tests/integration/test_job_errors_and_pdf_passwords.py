@@ -17,8 +17,8 @@ from ragline.server.jobs import ERROR_MAX_CHARS
 from ragline.server.uploads import PASSWORD_FILE
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .conftest import PDF_SAMPLES
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.paths import PDF_SAMPLES, needs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 ENCRYPTED = PDF_SAMPLES / "005-libreoffice-writer-password" / "libreoffice-writer-password.pdf"
 PASSWORD = "openpassword"
@@ -82,7 +82,7 @@ class _Records(logging.Handler):
         self.text.append(record.getMessage())
 
 
-@pytest.mark.skipif(not ENCRYPTED.is_file(), reason="the shared PDF samples are missing")
+@needs(ENCRYPTED)
 def test_pdf_password_is_used_for_the_job_and_never_stored(tmp_path: Path) -> None:
     home = tmp_path / "home"
     logs = _Records()

@@ -14,7 +14,7 @@ import httpx
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
 def _alive(pid: int) -> bool:

@@ -12,7 +12,7 @@ import pytest
 from ragline.server.auth import KeyCache
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from ragline.client import Client as RaglineClient
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 FEES = "# Fees\n\nThe overdraft fee is 5 EUR per day, capped at 30 EUR a month.\n\nCards are free.\n"
 ANN = "Ann's notes\n\nAnn's savings goal is a sailing boat by 2030.\n"

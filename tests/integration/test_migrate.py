@@ -15,7 +15,7 @@ from ragline.engine import Engine
 from ragline.models import Block, Document, Scope
 from ragline.settings import EmbedderSettings, Settings, StoreSettings
 
-from .pg_server import pg_url  # noqa: F401  (fixture)
+from tests.pg_server import pg_url  # noqa: F401  (fixture)
 
 SHARED, ANN = Scope("acme", ("kb",)), Scope("acme", ("kb",), "ann")
 

@@ -13,7 +13,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 EXAMPLES = int(os.environ.get("RAGLINE_FUZZ_EXAMPLES", "30"))  # `make drills` runs many more
 # Cross-field rules (chunk overlap below size, known filter operators) cannot be written

@@ -23,7 +23,7 @@ from ragline.errors import LoaderError
 from ragline.ingest.sandbox import ParserSandbox
 from ragline.settings import LimitSettings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # The README's Python example, on the fast embedder, with NO `if __name__ == "__main__":` guard.
 SCRIPT = textwrap.dedent("""

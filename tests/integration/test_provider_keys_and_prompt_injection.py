@@ -20,8 +20,8 @@ from ragline.errors import ConfigError
 from ragline.models import Block, Document, Scope
 from ragline.settings import AnswerSettings, EmbedderSettings, GeneratorSettings, ServerSettings, Settings
 
-from .fakes import FakeLLMServer
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.fakes import FakeLLMServer
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 SCOPE = Scope("acme", ("kb",))
 QUESTION = "Which enzyme fixes carbon dioxide in the Calvin cycle?"

@@ -14,7 +14,7 @@ import pytest
 from ragline.retrieve.analyzer import MAX_QUERY_TERMS, analyze, query_terms
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
 @pytest.fixture(scope="module")

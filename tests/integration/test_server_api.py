@@ -13,7 +13,7 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 FEES = b"# Fees\n\nThe overdraft fee is 5 EUR per day, capped at 30 EUR a month.\n"
 HOURS = b"Branches open from 9:00 to 17:00 on weekdays and close on Sundays.\n"

@@ -13,14 +13,14 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings, StoreSettings
 
-from .pg_server import (
+from tests.pg_server import (
     fresh_database,
     pg_url,  # noqa: F401  (fixture)
     restart_server,
     start_server,
     stop_server,
 )
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
 def _until(check, seconds: float = 20.0):

@@ -11,7 +11,7 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 SEED = int(os.environ.get("RAGLINE_TEST_SEED", random.randrange(1 << 30)))
 WORDS = ["ledger", "invoice", "branch", "transfer", "refund", "savings", "mortgage", "deposit", "cheque", "audit"]

@@ -11,7 +11,7 @@ from openai import NotFoundError, OpenAI
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 POLICY = b"""# Overdraft policy
 
@@ -118,7 +118,7 @@ def test_llm_answers_stream_through_ask_and_chat_with_restart_on_failure(tmp_pat
     as a ``restart`` event followed by the extractive fallback."""
     from ragline.settings import GeneratorSettings
 
-    from .fakes import FakeLLMServer, Reply
+    from tests.fakes import FakeLLMServer, Reply
 
     with FakeLLMServer("openai", default=Reply(chunks=4)) as llm:
         settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),

@@ -20,7 +20,7 @@ from ragline.engine import Engine
 from ragline.models import Block, Document, Scope
 from ragline.settings import EmbedderSettings, Settings
 
-from .fakes.llm import FakeLLMServer, Slow
+from tests.fakes.llm import FakeLLMServer, Slow
 
 SHUTDOWN_S = 2
 

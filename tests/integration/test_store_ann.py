@@ -20,7 +20,7 @@ from ragline.store import Store, open_store, sqlite_search
 from ragline.store.ann import side_dir
 from ragline.store.types import ChunkRecord, DocumentRecord
 
-from .pg_server import pg_url  # noqa: F401  (a fixture: a fresh database on the session's PostgreSQL)
+from tests.pg_server import pg_url  # noqa: F401  (a fixture: a fresh database on the session's PostgreSQL)
 
 DIM = 24
 PER_DOC = 40

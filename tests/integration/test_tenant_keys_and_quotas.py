@@ -26,7 +26,7 @@ from ragline.models import Scope
 from ragline.settings import EmbedderSettings, QuotaSettings, ServerSettings, Settings, StoreSettings, TenantQuota
 from ragline.store.types import TenantUsage
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
 
 def _settings(home: Path, **quotas) -> Settings:

@@ -24,7 +24,7 @@ from ragline.client import Client
 from ragline.errors import ConfigError
 from ragline.settings import EmbedderSettings, ServerSettings, Settings, TracingSettings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 
 FEES = "# Fees\n\nThe overdraft fee is 5 EUR per day, capped at 30 EUR a month.\n"
 CARDS = "# Cards\n\nReport a lost card in the app at any time.\n"

@@ -16,8 +16,8 @@ import pytest
 
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
-from .server_harness import ADMIN_KEY, LiveServer, create_tenant
-from .statements import owner_rows, spending_by, write_csv
+from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
+from tests.statements import owner_rows, spending_by, write_csv
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from ragline.models import Scope
 from ragline.records.model import Transaction
 from ragline.settings import EmbedderSettings, GeneratorSettings, Settings
 
-from .fakes.llm import FakeLLMServer, Reply, Status
+from tests.fakes.llm import FakeLLMServer, Reply, Status
 
 ANN = Scope("bank", ("transactions",), "ann")
 QUESTION = "Where am I spending the most money?"

@@ -14,7 +14,7 @@ from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres_schema import MIGRATIONS
 
-from .pg_server import pg_url, server  # noqa: F401  (pg_url is a fixture)
+from tests.pg_server import pg_url, server  # noqa: F401  (pg_url is a fixture)
 
 
 def test_transactions_table_has_the_tenant_wall(tmp_path, pg_url) -> None:  # noqa: F811

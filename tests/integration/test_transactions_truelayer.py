@@ -21,7 +21,7 @@ from ragline.models import Scope
 from ragline.records.truelayer import TokenStore, TrueLayerClient, fetch
 from ragline.settings import EmbedderSettings, RecordsSettings, Settings, TrueLayerSettings
 
-from .fakes.truelayer import CLIENT_ID, CLIENT_SECRET, FakeTrueLayer
+from tests.fakes.truelayer import CLIENT_ID, CLIENT_SECRET, FakeTrueLayer
 
 TODAY = date.today()
 

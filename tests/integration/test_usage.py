@@ -15,8 +15,8 @@ from ragline.engine import Engine
 from ragline.models import Block, Document, Scope
 from ragline.settings import AnswerSettings, EmbedderSettings, GeneratorSettings, Price, Settings, UsageSettings
 
-from .fakes import FakeLLMServer
-from .fakes.llm import count_tokens, prompt_tokens
+from tests.fakes import FakeLLMServer
+from tests.fakes.llm import count_tokens, prompt_tokens
 
 SCOPE = Scope("acme", ("kb",))
 DOCS = {
@@ -136,7 +136,7 @@ def test_usage_and_stats_cli(tmp_path, monkeypatch) -> None:
 def test_usage_api(tmp_path) -> None:
     from ragline.settings import ServerSettings
 
-    from .server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
+    from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 
     with FakeLLMServer("openai") as llm:
         settings = make_settings(tmp_path, name="openai", base_url=llm.base_url, api_key="k", model="fake-model")

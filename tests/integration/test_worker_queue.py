@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .worker_drill import run_drill
+from tests.worker_drill import run_drill
 
 
 def check(result) -> None:
@@ -25,6 +25,6 @@ def test_sqlite_workers_share_the_queue_and_survive_sigkill(tmp_path: Path) -> N
 
 @pytest.mark.timeout(300)
 def test_postgres_workers_share_the_queue_and_survive_sigkill(tmp_path: Path) -> None:
-    from .pg_server import fresh_database
+    from tests.pg_server import fresh_database
 
     check(run_drill(tmp_path / "home", fresh_database()))

@@ -17,7 +17,7 @@ from ragline.engine import Engine
 from ragline.models import Scope
 from ragline.settings import EmbedderSettings, Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "src" / "ragline" / "sample"
 QUESTIONS = ROOT / "bench" / "datasets" / "answers" / "questions.jsonl"
 SCOPE = Scope("acme", ("kb",))

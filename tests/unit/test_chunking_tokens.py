@@ -12,7 +12,7 @@ from ragline.ingest.chunkers import LengthLimit, SpanChunker, make_chunker
 from ragline.models import Block, Document, index_text
 from ragline.settings import ChunkingSettings
 
-from .conftest import SCIFACT
+from tests.paths import SCIFACT, needs
 
 
 def words(text: str) -> int:
@@ -64,6 +64,7 @@ def test_character_chunking_is_unchanged_by_the_window() -> None:
     assert all(len(c.text) <= 300 for c in with_window)
 
 
+@needs(SCIFACT)
 def test_real_tokenizer_chunks_of_scifact_fit_the_model(minilm) -> None:
     """Chunk sizes are summed from their pieces' token counts: check against the real
     tokenizer that no chunk of real abstracts goes over the model's window."""

@@ -6,7 +6,7 @@ import typer.main
 
 from ragline.cli import app
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 
 def test_every_cli_command_is_in_the_readme() -> None:

@@ -18,7 +18,7 @@ from ragline.embed import bert
 from ragline.embed.minilm import MiniLMEmbedder, default_model_dir, load_tokenizer
 from ragline.errors import EmbedderError
 
-REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+REFERENCE = Path(__file__).parents[1] / "fixtures" / "minilm_reference.json"
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,7 @@ from ragline.errors import ConfigError
 from ragline.ingest.pipeline import cache_model_key
 from ragline.settings import EmbedderSettings, Settings
 
-REFERENCE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+REFERENCE = Path(__file__).parents[1] / "fixtures" / "minilm_reference.json"
 
 
 @pytest.fixture(scope="module")

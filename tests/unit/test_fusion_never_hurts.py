@@ -14,7 +14,7 @@ from ragline.eval.beir import load_dataset
 from ragline.eval.runner import EvalRunner
 from ragline.settings import EmbedderSettings, SearchSettings, Settings
 
-SET = Path(__file__).resolve().parent.parent / "bench" / "datasets" / "sample-kb"
+SET = Path(__file__).resolve().parents[2] / "bench" / "datasets" / "sample-kb"
 
 
 def ndcg(tmp_path: Path, split: str, **search) -> dict[str, float]:

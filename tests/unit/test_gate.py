@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from .conftest import ROOT
+from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT))
 

@@ -12,9 +12,9 @@ import pytest
 from ragline.eval.beir import load_qrels
 from ragline.eval.metrics import evaluate, mrr_at_k, ndcg_at_k, parse_metric, per_query, recall_at_k
 
-from .conftest import SCIFACT
+from tests.paths import SCIFACT, needs
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 # Judgements: a is highly relevant, b relevant, c judged non-relevant, d unjudged.
 JUDGED = {"a": 2, "b": 1, "c": 0}
@@ -100,7 +100,7 @@ def test_agrees_with_trec_eval_on_random_graded_runs() -> None:
         assert ours[name] == pytest.approx(value, abs=1e-9), name
 
 
-@pytest.mark.skipif(not (SCIFACT / "qrels" / "test.tsv").is_file(), reason="SciFact not available")
+@needs(SCIFACT / "qrels" / "test.tsv")
 def test_agrees_with_trec_eval_on_a_real_scifact_run() -> None:
     # Top 100 documents per test query, as written by
     # `ragline eval ../shared/datasets/scifact --mode hybrid --save-run …` with the default MiniLM pipeline.

@@ -24,7 +24,7 @@ from ragline.retrieve.analyzer import query_terms
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 
-DATASET = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
+DATASET = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "scifact"
 N = 20_000
 SCOPE = Scope("bench", ("million",))
 ALICE = Scope("bench", ("million",), "alice")

@@ -12,7 +12,7 @@ import pytest
 
 from ragline.eval.beir import load_dataset
 
-DATASETS = Path(__file__).resolve().parents[1] / "bench" / "datasets"
+DATASETS = Path(__file__).resolve().parents[2] / "bench" / "datasets"
 SETS = ("debian-packages", "python-docs", "sample-kb")
 BUILDERS = {"debian-packages": "build_debian_packages.py", "python-docs": "build_python_docs.py",
             "sample-kb": "build_sample_kb.py"}

@@ -17,7 +17,7 @@ from ragline.models import Scope
 from ragline.records.importers import ImportOptions
 from ragline.settings import EmbedderSettings, Settings
 
-from .statements import Row, flow_totals, owner_rows, spending_by, write_csv
+from tests.statements import Row, flow_totals, owner_rows, spending_by, write_csv
 
 TODAY = date(2025, 1, 15)  # "last month" is December 2024, "last year" 2024
 ANN = Scope("bank", ("transactions",), "ann")

@@ -13,7 +13,7 @@ from ragline.eval.router import load, measure
 from ragline.records.periods import parse_period
 from ragline.records.router import route
 
-LABELS = Path(__file__).parent / "fixtures" / "transactions" / "router_questions.tsv"
+LABELS = Path(__file__).parents[1] / "fixtures" / "transactions" / "router_questions.tsv"
 
 TODAY = date(2024, 11, 15)
 
