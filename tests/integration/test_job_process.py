@@ -38,7 +38,8 @@ def test_the_ingestion_process_is_supervised_and_leaves_with_the_server(tmp_path
         first = runner._process.pid
         assert first != os.getpid()
         assert _upload(client, "one")["state"] == "indexed"  # by then the child has lowered its priority
-        assert os.getpriority(os.PRIO_PROCESS, first) == 7
+        # job_nice is added to the server's own niceness (the suite may itself run under `nice`)
+        assert os.getpriority(os.PRIO_PROCESS, first) == min(os.getpriority(os.PRIO_PROCESS, 0) + 7, 19)
 
         os.kill(first, signal.SIGKILL)
         deadline = time.monotonic() + 30
