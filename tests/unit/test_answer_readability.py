@@ -83,11 +83,20 @@ def test_a_stolen_card_answer_has_no_heading_glued_in(bank: Engine) -> None:
     assert "LOST OR STOLEN" not in answer.answer and "Card security and fraud" not in answer.answer
 
 
-def test_no_answer_on_the_labelled_set_opens_mid_thought(bank: Engine) -> None:
+def test_no_answer_on_a_slice_of_the_labelled_set_opens_mid_thought(bank: Engine) -> None:
+    # every fourth question; the whole set is bench/checks/test_answer_readability.py (make bench-checks)
+    check_no_answer_opens_mid_thought(bank, labelled_questions()[::4])
+
+
+def labelled_questions() -> list[str]:
     rows = [json.loads(line) for line in QUESTIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
     questions = [r["question"] for r in rows if r["kind"] == "answerable" and r["source"] != "unreadablemetadata.pdf"
                  and not r["source"].endswith(".pdf")]
     assert len(questions) > 60
+    return questions
+
+
+def check_no_answer_opens_mid_thought(bank: Engine, questions: list[str]) -> None:
     bad = []
     for question in questions:
         answer = bank.ask(question, SCOPE)
