@@ -38,8 +38,8 @@ run: install  ## serve the API and web page with the sample knowledge base
 PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
 
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
-# Static checks that should gate the suite go in their own target, listed before
-# `test-suite` here so they run first (`test: install-dev check test-suite`).
+# A static check (the type checker, say) gets its own target, listed here before
+# `test-suite` so it runs first and fails fast: `test: install-dev typecheck test-suite`.
 test: install-dev test-suite  ## the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
 
 test-suite: install-dev
@@ -47,11 +47,11 @@ test-suite: install-dev
 	sh scripts/ensure_tesseract.sh
 	exec $(PYTEST)
 
-test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL, Qdrant, servers or browser (~1 min)
+test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL, Qdrant, servers or browser (~1.5 min on 2 busy cores)
 	exec $(PYTEST) -q -m '(unit or contract) and not postgres and not qdrant' tests/unit tests/contract
 
 # Not in the suite: the same checks at the sizes the suite runs only a slice of.
-bench-checks: install-dev  ## benchmark-sized checks kept out of `make test`: congruence on 600 SciFact docs, the drills at small size, the whole labelled answer set (~4 min) → bench/checks/
+bench-checks: install-dev  ## benchmark-sized checks kept out of `make test`: congruence on 600 SciFact docs, the drills at small size, the whole labelled answer set (~2.5 min) → bench/checks/
 	exec $(PYTEST) -q -p no:cacheprovider bench/checks
 
 bench: install-dev bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
