@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
+.PHONY: install install-dev run test test-suite test-fast bench-checks bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -35,10 +35,24 @@ run: install  ## serve the API and web page with the sample knowledge base
 
 # SIGTERM becomes KeyboardInterrupt in pytest, so fixtures tear down the servers and
 # browsers they started instead of being killed with them still running.
-test: install-dev  ## the whole suite, as CI runs it
+PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
+
+# The tiers are folders under tests/ and markers of the same names (tests/README.md).
+# A static check (the type checker, say) gets its own target, listed here before
+# `test-suite` so it runs first and fails fast: `test: install-dev typecheck test-suite`.
+test: install-dev test-suite  ## the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
+
+test-suite: install-dev
 	sh scripts/ensure_chromium.sh
 	sh scripts/ensure_tesseract.sh
-	exec $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
+	exec $(PYTEST)
+
+test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL, Qdrant, servers or browser (~1.5 min on 2 busy cores)
+	exec $(PYTEST) -q -m '(unit or contract) and not postgres and not qdrant' tests/unit tests/contract
+
+# Not in the suite: the same checks at the sizes the suite runs only a slice of.
+bench-checks: install-dev  ## benchmark-sized checks kept out of `make test`: congruence on 600 SciFact docs, the drills at small size, the whole labelled answer set (~2.5 min) → bench/checks/
+	exec $(PYTEST) -q -p no:cacheprovider bench/checks
 
 bench: install-dev bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
 	$(BIN)/ragline bench
@@ -71,7 +85,7 @@ drills: install-dev  ## load, faults, hostile input and tenancy drills → bench
 	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8
 	$(BIN)/python -m bench.drills.faults
 	$(BIN)/python -m bench.drills.fuzz --examples 300
-	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_server_schema.py
+	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_openapi_schema.py
 	$(BIN)/python -m bench.drills.write_lock --chunks 10000
 	$(BIN)/python -m bench.drills.tenancy --seconds 20 --hostile-threads 6
 	$(BIN)/python -m bench.drills.report

@@ -5,7 +5,7 @@ real test files: truncated, bit-flipped) through the parser sandbox, as uploads
 are parsed; filters get random JSON. The contract: a ``LoaderError`` or
 ``ConfigError`` naming the problem, or a result — never another exception, a hang
 or a crash of the calling process. The API itself is fuzzed from its OpenAPI
-schema by tests/test_server_schema.py (``RAGLINE_FUZZ_EXAMPLES`` sets its size).
+schema by tests/integration/test_openapi_schema.py (``RAGLINE_FUZZ_EXAMPLES`` sets its size).
 
     .venv/bin/python -m bench.drills.fuzz [--examples 200]
 

@@ -3,7 +3,7 @@ run is scored here with the same code (ragline.eval.metrics, trec_eval's nDCG@10
 the ingest ratios are taken against ragline's row of the same run, and the table
 is rendered with the machine facts beside it.
 
-Pure functions over dicts, so tests/test_bench_peers.py checks them on synthetic
+Pure functions over dicts, so tests/integration/test_bench_peers.py checks them on synthetic
 input without building a virtualenv.
 """
 

@@ -1,0 +1,23 @@
+"""The fast subset of `make drills` that CI runs so the drills do not rot: the two
+shortest end to end at a small size, checked for correctness (no errors, the
+expected outcomes), never for wall-clock figures. The faults, fuzz and tenancy
+drills at small size are in bench/checks/test_drills.py (``make bench-checks``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.drills import load, write_lock
+
+
+def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
+    result = load.run(4, 3, tmp_path / "load.json")
+    assert result["errors"] == 0 and result["requests"] > 0
+    assert set(result["latency"]) == {"search", "ask", "upload"}
+    assert (tmp_path / "load.json").exists()
+
+
+def test_write_lock_drill_measures_the_transaction_and_the_other_tenant(tmp_path: Path) -> None:
+    result = write_lock.run(300, tmp_path / "write_lock.json")
+    assert result["chunks"] >= 300 and result["other_tenant_writes"] > 0
+    assert result["write_transaction_s"] > 0
