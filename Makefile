@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test test-suite test-fast bench-checks bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
+.PHONY: install install-dev run test check test-suite test-fast bench-checks bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -38,9 +38,12 @@ run: install  ## serve the API and web page with the sample knowledge base
 PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal.signal(signal.SIGTERM, signal.default_int_handler); sys.exit(pytest.main())'
 
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
-# A static check (the type checker, say) gets its own target, listed here before
-# `test-suite` so it runs first and fails fast: `test: install-dev typecheck test-suite`.
-test: install-dev test-suite  ## the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
+# The static checks run first and fail fast.
+test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
+
+check: install-dev  ## static checks: the package layers (import-linter, [tool.importlinter]) and the types (mypy, [tool.mypy])
+	$(BIN)/lint-imports
+	$(BIN)/python -m mypy
 
 test-suite: install-dev
 	sh scripts/ensure_chromium.sh
@@ -54,7 +57,7 @@ test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL
 bench-checks: install-dev  ## benchmark-sized checks kept out of `make test`: congruence on 600 SciFact docs, the drills at small size, the whole labelled answer set (~2.5 min) → bench/checks/
 	exec $(PYTEST) -q -p no:cacheprovider bench/checks
 
-bench: install-dev bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
+bench: install-dev bench-checks bench-backends bench-conversations bench-quality  ## speed and quality figures → bench/results.json, bench/backends.json, bench/quality.md
 	$(BIN)/ragline bench
 	$(BIN)/python bench/peers/chart.py  # → docs/measurements/performance.png (peers.json, results.json, backends.json, million.json)
 
