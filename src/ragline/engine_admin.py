@@ -99,6 +99,10 @@ class EngineAdmin:
         """Delete documents the scope's owner owns exactly; returns how many."""
         return self.store.delete_documents(scope, doc_ids)
 
+    def rebuild_indexes(self, tenant: str | None = None) -> list[dict[str, Any]]:
+        """Rebuild the derived search indexes from the catalog now (``ragline store reindex``)."""
+        return self.store.rebuild_indexes(tenant)
+
     # -- jobs ------------------------------------------------------------------
     def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
         return self.store.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)

@@ -5,9 +5,9 @@ Sources, highest first: explicit arguments, ``RAGLINE_*`` environment variables
 (``RAGLINE_CONFIG`` or ``./ragline.toml``), then the defaults below.
 
 ragline's own settings are read only here. Three modules below read ``os.environ``
-for something else: ``embed/registry.py`` and ``answer/generators/base.py`` read the
+for something else: ``embed/registry.py`` and ``answer/generators/registry.py`` read the
 providers' conventional variables (``OPENAI_API_KEY``, ``OLLAMA_HOST``…) where a
-provider is built, as its own tools do (their ``env`` argument replaces them in
+provider is built (``providers/endpoint.py`` resolves them), as its own tools do (their ``env`` argument replaces them in
 tests); ``cli/__init__.py`` peeks at ``RAGLINE_EMBEDDER__NAME`` before any settings
 exist, only to start importing ONNX Runtime early (a guess the settings overrule).
 Child processes inherit the environment (``children.py``, ``eval/bench.py``) and

@@ -41,7 +41,7 @@ def reindex(
     <db>.ann/) from the catalog. Searching rebuilds a missing or damaged one by itself;
     this does it now, e.g. after restoring a backup. Other backends: nothing to do."""
     with _engine() as engine:
-        report = engine.store.rebuild_indexes(tenant)
+        report = engine.rebuild_indexes(tenant)
     if as_json:
         _print_json(report)
         return
