@@ -17,8 +17,9 @@ from ragline.errors import ConnectorError, EmbedderError, GeneratorError
 from ragline.providers.client import ProviderClient, Retry
 from ragline.providers.endpoint import ollama_host, resolve_endpoint
 from ragline.providers.policy import CallPolicy
+from tests.paths import ROOT
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "ragline"
+SRC = ROOT / "src" / "ragline"
 
 
 def _client(replies: list[httpx.Response | Exception], waits: list[float], **options) -> ProviderClient:

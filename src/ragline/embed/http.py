@@ -18,7 +18,7 @@ import httpx
 import numpy as np
 
 from ..errors import EmbedderError
-from ..providers.client import ProviderClient
+from ..providers.client import CallsProvider, ProviderClient
 from ..providers.endpoint import checked_base_url
 from ..providers.policy import CallPolicy
 from .models import model_facts
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from tokenizers import Tokenizer
 
 
-class HTTPEmbedder:
+class HTTPEmbedder(CallsProvider):
     """Base of the remote embedders (an ``Embedder``); ``self.http`` (a
     ``ProviderClient``) owns retries, timeouts and error mapping."""
 
@@ -60,22 +60,6 @@ class HTTPEmbedder:
         self._dimension = dimensions or (facts.dimension if facts is not None else None)
         self._tokenizer: Tokenizer | None = None
 
-    @property
-    def attempts(self) -> int:
-        """Requests sent (for reports and tests)."""
-        return self.http.attempts
-
-    @property
-    def sleep(self) -> Callable[[float], None]:
-        """How the waits between attempts are spent (tests record them instead)."""
-        return self.http.sleep
-
-    @sleep.setter
-    def sleep(self, sleep: Callable[[float], None]) -> None:
-        self.http.sleep = sleep
-
-    def close(self) -> None:
-        self.http.close()
 
     # -- the Embedder protocol ---------------------------------------------------
     @property

@@ -221,3 +221,27 @@ class ProviderClient:
         return tenacity.Retrying(stop=tenacity.stop_after_attempt(policy.attempts), wait=wait,
                                  retry=tenacity.retry_if_exception_type(Retry),
                                  sleep=lambda seconds: self.sleep(seconds), reraise=True)
+
+
+class CallsProvider:
+    """What an object calling a provider through ``self.http`` (a ``ProviderClient``)
+    shows of it: requests sent, how waits are spent, and closing its connections."""
+
+    http: ProviderClient
+
+    @property
+    def attempts(self) -> int:
+        """Requests sent (for reports and tests)."""
+        return self.http.attempts
+
+    @property
+    def sleep(self) -> Callable[[float], None]:
+        """How the waits between attempts are spent (tests record them instead)."""
+        return self.http.sleep
+
+    @sleep.setter
+    def sleep(self, sleep: Callable[[float], None]) -> None:
+        self.http.sleep = sleep
+
+    def close(self) -> None:
+        self.http.close()

@@ -18,12 +18,12 @@ import httpx
 from httpx_sse import ServerSentEvent
 
 from ...errors import GeneratorError
-from ...providers.client import ProviderClient, json_object
+from ...providers.client import CallsProvider, ProviderClient, json_object
 from ...providers.endpoint import checked_base_url
 from ...providers.policy import CallPolicy
 
 
-class HTTPGenerator:
+class HTTPGenerator(CallsProvider):
     """Base for HTTP providers. Subclasses build URLs, headers and bodies and parse
     replies; ``self.http`` (a ``ProviderClient``) owns retries, timeouts and error
     mapping."""
@@ -41,23 +41,6 @@ class HTTPGenerator:
         self.http = ProviderClient(self.name, error=GeneratorError, missing_key=missing_key, transport=transport,
                                    sleep=sleep, policy=CallPolicy(timeout=timeout, max_retries=max_retries,
                                                                   backoff=backoff, max_wait=max_wait))
-
-    @property
-    def attempts(self) -> int:
-        """Requests sent (for reports and tests)."""
-        return self.http.attempts
-
-    @property
-    def sleep(self) -> Callable[[float], None]:
-        """How the waits between attempts are spent (tests record them instead)."""
-        return self.http.sleep
-
-    @sleep.setter
-    def sleep(self, sleep: Callable[[float], None]) -> None:
-        self.http.sleep = sleep
-
-    def close(self) -> None:
-        self.http.close()
 
 
 def parse_json_event(generator: str, event: ServerSentEvent) -> dict[str, Any]:
