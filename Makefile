@@ -40,7 +40,7 @@ PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
 # A static check (the type checker, say) gets its own target, listed here before
 # `test-suite` so it runs first and fails fast: `test: install-dev typecheck test-suite`.
-test: install-dev test-suite  ## the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
+test: install-dev test-suite  ## the whole suite, every tier and backend, as CI runs it (10–13 min on 2 busy cores)
 
 test-suite: install-dev
 	sh scripts/ensure_chromium.sh
