@@ -39,7 +39,7 @@ PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal
 
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
 # The static checks run first and fail fast.
-test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (~13 min on 2 busy cores)
+test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (10–13 min on 2 busy cores)
 
 check: install-dev  ## static checks: the package layers (import-linter, [tool.importlinter]) and the types (mypy, [tool.mypy])
 	$(BIN)/lint-imports

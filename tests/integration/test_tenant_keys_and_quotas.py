@@ -3,7 +3,7 @@
 Owner-bound keys, authentication without the write lock, per-tenant quotas (429
 with Retry-After) and authentication before the body is read, each through a
 real server (``LiveServer``: uvicorn in a thread) where the behaviour is the
-server's. Fair claiming is in the store contract (``tests/store_contract.py``)."""
+server's. Fair claiming is in the store contract (``tests/contract/store_contract.py``)."""
 
 from __future__ import annotations
 

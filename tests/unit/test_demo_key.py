@@ -1,5 +1,5 @@
 """The ``make run`` demo key. (The key and job tables themselves are held to the
-store contract: tests/store_contract.py.)"""
+store contract: tests/contract/store_contract.py.)"""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Storage through the Engine on the embedded default, and what is SQLite-specific
 (its in-process vector index). Backend behaviour itself is the store contract
-(tests/store_contract.py), which every backend passes."""
+(tests/contract/store_contract.py), which every backend passes."""
 
 from __future__ import annotations
 
