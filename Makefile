@@ -39,7 +39,7 @@ PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal
 
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
 # The static checks run first and fail fast.
-test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (10–13 min on 2 busy cores)
+test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (8 min from a fresh clone on 2 quiet cores, 10–13 when busy)
 
 check: install-dev  ## static checks: the package layers (import-linter, [tool.importlinter]) and the types (mypy, [tool.mypy])
 	$(BIN)/lint-imports
@@ -50,7 +50,7 @@ test-suite: install-dev
 	sh scripts/ensure_tesseract.sh
 	exec $(PYTEST)
 
-test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL, Qdrant, servers or browser (~1.5 min on 2 busy cores)
+test-fast: install-dev  ## unit and contract tiers on SQLite only: no PostgreSQL, Qdrant, servers or browser (under a minute on 2 quiet cores)
 	exec $(PYTEST) -q -m '(unit or contract) and not postgres and not qdrant' tests/unit tests/contract
 
 # Not in the suite: the same checks at the sizes the suite runs only a slice of.
