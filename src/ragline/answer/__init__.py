@@ -1,10 +1,13 @@
-"""Grounded answers: context building, generators, abstaining and grounding checks.
+"""Grounded answers: the route seam, context building, generators, abstaining and
+grounding checks.
 
     from ragline.answer import Answerer
     answer = Answerer(store, embedder, settings).ask("question?", scope)
     answer.to_dict()  # {"answer", "citations", "abstained", "generator", ...}
 
-``Engine.ask`` / ``Engine.ask_stream`` wrap this for the CLI and the server.
+``Engine.ask`` / ``Engine.ask_stream`` ask ``Engine.router`` (``route.Router``),
+whose last route is this ``Answerer`` (the documents); the CLI and the server call
+the engine.
 """
 
 from __future__ import annotations
