@@ -133,7 +133,7 @@ class Router:
     def _events(self, asked: Asked, generator: Generator, stream: AnswerStream) -> Iterator[Event]:
         route, decision, declined = self._decide(asked)
         answer = yield from route.answer(asked, decision, generator)
-        if answer.route is None and len(self.routes) > 1:
+        if answer.route is None and len(self.routes) > 1:  # a router of one route made no choice to report
             # The route taken, and why: its own reason, or (the last route's, which takes every
             # question and has none) the reasons the routes before it declined the question.
             answer.route = {"name": route.name, "reason": decision.reason or "; ".join(declined)}

@@ -195,16 +195,11 @@ class ProviderClient:
         label = f"{self.name} {what}" if what else self.name
         if self.missing_key:
             raise self.error(self.missing_key)
-        tries = 0
-
-        def counted() -> T:
-            nonlocal tries
-            tries += 1
-            return attempt()
-
+        retrying = self._retrying()
         try:
-            return self._retrying()(counted)
+            return retrying(attempt)
         except Retry as exc:
+            tries = retrying.statistics["attempt_number"]
             raise self.error(f"{label}: {exc.reason} (after {tries} attempt{'s' if tries > 1 else ''})") \
                 from exc.__cause__
 

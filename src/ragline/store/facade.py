@@ -46,7 +46,6 @@ class Store:
     ``admin`` and ``index`` stay public for operators' tools only (``migrate``)."""
 
     def __init__(self, roles: Roles, *, url: str = "") -> None:
-        self.roles = roles
         self.catalog: Catalog = roles.catalog
         self.admin: Admin = roles.admin
         self.index: SearchIndex = roles.index
@@ -193,7 +192,7 @@ class Store:
         if not self.index.external:
             self.catalog.put_document(scope, document, chunks, vectors)
             return
-        ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
+        ref = self.collection_ref(scope.tenant, scope.collection)
         self.index.upsert(ref, scope.owner, document, chunks, vectors)
         try:
             stale = self.catalog.put_document(scope, document, chunks, vectors)
@@ -210,7 +209,7 @@ class Store:
         """Write a stored document's chunks into an external index again (no-op when the
         catalog is the index): for a new index beside an existing catalog."""
         if self.index.external:
-            ref = self.catalog.resolve(Scope(scope.tenant, (scope.collection,)))[0]
+            ref = self.collection_ref(scope.tenant, scope.collection)
             self.index.upsert(ref, scope.owner, document, chunks, vectors)
 
     @property
@@ -242,7 +241,7 @@ class Store:
                      vectors: VectorLookup, key: str | None = None) -> list[str]:
         """``Catalog.switch_model``. With an external index the caller has filled the
         index under the new ``key`` first; once switched, the old key's points go."""
-        old = self.catalog.resolve(Scope(tenant, (collection,)))[0]
+        old = self.collection_ref(tenant, collection)
         missing = self.catalog.switch_model(tenant, collection, old_model=old_model, model_id=model_id,
                                             dimension=dimension, vectors=vectors, key=key)
         if not missing and self.index.external and key is not None and key != old.key:
