@@ -181,7 +181,11 @@ class AnswerSettings(BaseModel):
     relevance_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
     candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
     neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
-    drop_unsupported: bool = False  # remove answer sentences the grounding check flags
+    # Claims that fail the check (answer.claims: a wrong figure, a figure for the wrong
+    # thing, a name the source lacks, no source at all) are named back to the model once,
+    # then dropped; when nothing checked is left the answer is quoted from the sources.
+    # False ships them flagged in ``grounding`` instead.
+    drop_unsupported: bool = True
     # Abstain when the question names a duration ("5-year") or a name ("Premium Metal")
     # that no kept source states (answer/constraints.py; measured in docs/answers.md).
     check_constraints: bool = True

@@ -23,9 +23,12 @@ Measured on the labelled answer set (bench/quality_answers.md, docs/answers.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..analyzer import STOPWORDS
+from .claims import fold
 from .text import content_terms
 
 _UNITS = "year|month|week|day|hour|minute"
@@ -47,9 +50,12 @@ class Constraint:
 
     label: str
     pattern: re.Pattern[str]
+    # A name of several words is also met when each of them is there ("Premium Savings
+    # Account" by a table row "Premium | … savings account"); each a pattern.
+    words: tuple[re.Pattern[str], ...] = ()
 
     def met_by(self, text: str) -> bool:
-        return bool(self.pattern.search(text))
+        return bool(self.pattern.search(text)) or (bool(self.words) and all(w.search(text) for w in self.words))
 
 
 def question_constraints(question: str) -> list[Constraint]:
@@ -64,8 +70,21 @@ def question_constraints(question: str) -> list[Constraint]:
     for name in _names(question):
         # A plural or possessive in the question still matches the singular ("Sundays" → "Sunday").
         stem = re.sub(r"(?:'s|’s|s)$", "", name) if len(name) > 4 else name
-        out.append(Constraint(name, re.compile(rf"\b{re.escape(stem)}", re.IGNORECASE)))
+        parts = [re.sub(r"(?:'s|’s|s)$", "", w) if len(w) > 4 else w for w in stem.split()]
+        each = tuple(re.compile(rf"\b{re.escape(w)}", re.IGNORECASE) for w in parts) if len(parts) > 1 else ()
+        out.append(Constraint(name, re.compile(rf"\b{re.escape(stem)}", re.IGNORECASE), each))
     return out
+
+
+def _or_alias(constraint: Constraint, alias: str | None) -> Constraint:
+    if not alias:
+        return constraint
+    # The long form, or its last word: a page may say only "instalment" for an EMI.
+    words = alias.split()
+    whole = r"\W+".join(re.escape(w) for w in words)
+    head = rf"|\b{re.escape(words[-1])}" if len(words[-1]) >= 5 else ""
+    return Constraint(constraint.label, re.compile(rf"{constraint.pattern.pattern}|\b{whole}{head}", re.IGNORECASE),
+                      constraint.words)
 
 
 def _names(question: str) -> list[str]:
@@ -102,19 +121,24 @@ def _flush(run: list[str], names: list[str], place: bool = False) -> list[str]:
     return []
 
 
-def missing_constraints(question: str, evidence: Sequence[str]) -> list[str]:
+def missing_constraints(question: str, evidence: Sequence[str], aliases: Mapping[str, str] | None = None) -> list[str]:
     """Labels of the question's constraints that no single evidence text meets
     together with one of the question's other content terms; [] when all are met
-    (or the question has none)."""
-    constraints = question_constraints(question)
+    (or the question has none). ``aliases`` maps an abbreviation of the question to
+    the long form the collection defines ("EMI" → "equated monthly instalment"):
+    either meets the constraint."""
+    constraints = [_or_alias(c, (aliases or {}).get(c.label)) for c in question_constraints(question)]
     if not constraints or not evidence:
         return []
     constrained = set().union(*(content_terms(c.label) for c in constraints))
     others = content_terms(question) - constrained
     best: list[str] | None = None
+    names = [c for c in constraints if not _DURATION.fullmatch(c.label)]
     for text in evidence:
         missing = [c.label for c in constraints if not c.met_by(text)]
-        on_topic = not others or bool(others & content_terms(text))
+        # On topic: one of the question's other terms is there, or a name it asks for
+        # (a name is specific; "current" in "the current MCLR" is not needed).
+        on_topic = not others or bool(others & content_terms(text)) or any(c.met_by(text) for c in names)
         if not on_topic:
             missing = [c.label for c in constraints]
         if best is None or len(missing) < len(best):
@@ -183,3 +207,96 @@ def answer_type(question: str) -> AnswerType | None:
         if asks.search(question):
             return kind
     return None
+
+
+# -- siblings: the asked product is not the one the documents cover ----------------
+_QUESTION_WORDS = frozenset(["what", "whats", "which", "when", "where", "who", "whom", "whose", "why", "how", "much", "many", "long", "does", "do", "did", "is", "are", "can", "could", "would", "should", "will", "may", "might", "shall", "the", "a", "an", "my", "your", "our", "their", "its", "this", "that", "these", "those", "there", "here", "for", "from", "with", "without", "about", "into", "onto", "over", "under", "after", "before", "between", "during", "per", "and", "or", "not", "any", "some", "all", "each", "every", "than", "then", "cost", "costs", "price", "fee", "fees", "charge", "charges", "rate", "rates", "pay", "paid", "get", "got", "take", "need", "want", "know", "tell", "give", "please", "much", "que", "cual", "cuanto", "cuanta", "cuantos", "cuantas", "como", "donde", "cuando", "quien", "por", "para", "con", "sin", "sobre", "una", "uno", "unos", "unas", "los", "las", "el", "la", "del", "al", "de", "en", "y", "o", "mi", "mis", "tu", "tus", "su", "sus", "es", "son", "hay", "puedo", "puede", "tiene", "tienen", "cuesta", "cuestan", "precio"]) | STOPWORDS
+
+
+@dataclass(frozen=True)
+class Sibling:
+    """The question asks about ``asked`` ("car loan"); the sources cover ``covered``
+    ("personal loan") and never name the asked kind."""
+
+    asked: str
+    covered: str
+    word: str  # the asked word no document holds ("car")
+
+
+def _norm(word: str) -> str:
+    word = fold(word)
+    for suffix in ("es", "s"):
+        if len(word) > 4 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str], bool],
+                    language: str = "english",
+                    alike: Callable[[str, list[str]], bool] | None = None) -> Sibling | None:
+    """A kind of product the question asks about that no document names, set next
+    to a noun the sources hold with other kinds: "car loan" over documents of
+    "personal loan" and "home loan"; "extra-large locker" over small, medium and
+    large ones. English puts the kind word before its noun, Spanish after
+    ("bicicleta tándem").
+
+    ``known(phrase)`` says whether any document of the collection holds the asked
+    phrase itself; ``alike(word, kinds)`` whether the word means one of the kinds
+    the sources name ("village" for "rural", "biggest" for "large": a paraphrase,
+    not another product). A word that contains a named kind ("extra-large") is
+    another kind all the same."""
+    tokens = re.findall(r"[^\W_]+(?:-[^\W_]+)*", question)
+    words = [_norm(t) for t in tokens]
+    originals = [re.findall(r"[^\W_]+(?:-[^\W_]+)*", text) for text in evidence]
+    texts = [[_norm(t) for t in text] for text in originals]
+    vocabulary = {w for text in texts for w in text}
+    step = 1 if language == "spanish" else -1  # where the kind word sits from its head: English before, Spanish after
+    for i, word in enumerate(words):
+        if (word in _QUESTION_WORDS or len(word) < 3 or word in vocabulary or any(c.isdigit() for c in word)
+                or (language == "english" and word.endswith(("ly", "ed", "ing", "est")))):
+            continue
+        head_at = i - step
+        if (not 0 <= head_at < len(words) or words[head_at] in _QUESTION_WORDS or len(words[head_at]) < 3
+                or words[head_at] not in vocabulary):
+            continue
+        head = words[head_at]
+        kinds: Counter[str] = Counter()
+        for text, original in zip(texts, originals):
+            for j, w in enumerate(text):
+                k = j + step
+                if w == head and 0 <= k < len(text) and text[k] not in _QUESTION_WORDS and len(text[k]) > 2 \
+                        and not any(c.isdigit() for c in text[k]):
+                    kinds[original[k].lower()] += 1
+        if not kinds:
+            continue
+        pair = (tokens[i], tokens[head_at]) if step == -1 else (tokens[head_at], tokens[i])
+        asked = " ".join(pair).lower()
+        named = [k for k in kinds if _norm(k) in word.split("-")]
+        if not named and alike is not None and alike(tokens[i].lower(), list(kinds)):
+            continue
+        if known(asked):
+            continue
+        kind = kinds.most_common(1)[0][0]
+        covered = (kind, tokens[head_at]) if step == -1 else (tokens[head_at], kind)
+        return Sibling(asked, " ".join(covered).lower(), tokens[i])
+    return None
+
+
+def kind_terms(question: str, evidence: Sequence[str], language: str = "english") -> list[str]:
+    """The question's kind words that tell the sources' products apart: "home" in
+    "penalty on a home loan" when the sources speak of home loans and personal
+    loans. An answer must come from where that kind is meant, not from its sibling."""
+    tokens = [_norm(t) for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question)]
+    texts = [[_norm(t) for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*", text)] for text in evidence]
+    step = 1 if language == "spanish" else -1
+    out = []
+    for i, word in enumerate(tokens):
+        head_at = i - step
+        if word in _QUESTION_WORDS or len(word) < 3 or not 0 <= head_at < len(tokens):
+            continue
+        head = tokens[head_at]
+        kinds = {text[j + step] for text in texts for j, w in enumerate(text)
+                 if w == head and 0 <= j + step < len(text) and text[j + step] not in _QUESTION_WORDS}
+        if word in kinds and len(kinds) >= 2:
+            out.append(word)
+    return out

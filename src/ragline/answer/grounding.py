@@ -1,6 +1,11 @@
 """Grounding checks: does each answer sentence say what the source it cites says?
 
-Every sentence is compared with the sentences of each numbered source, two ways:
+A sentence with checkable facts (figures, dates, names) is verified claim by
+claim against its cited source (``answer.claims``): a wrong figure, a figure
+attached to the wrong thing, a name the source does not hold fail however close
+the wording. An uncited sentence whose facts one source states gets that
+citation. The rest — sentences without such facts — are compared with the
+sentences of each numbered source, two ways:
 
 - lexical: the share of its content terms (stemmed, stopwords out) found in the source;
 - semantic: the best cosine between it and any one sentence of the source.
@@ -20,10 +25,11 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import EmbedderError
+from .claims import Passage, check_claim, supported_by
 from .context import RAGContext
 from .prompt import is_no_answer
 from .text import AnswerSentence, answer_sentences, content_terms, split_sentences, strip_citations, term_overlap
-from .types import Grounding, SentenceCheck, SentenceStatus
+from .types import FAILED, Grounding, SentenceCheck, SentenceStatus
 
 # Measured on SciFact train with MiniLM (docs/answers.md): claims against their own
 # abstract are supported 95% of the time, against an unrelated abstract 3%. A
@@ -60,25 +66,47 @@ class GroundingChecker:
         self.lexical_floor = lexical_floor
         self.semantic_floor = semantic_floor
 
-    def check(self, answer: str, context: RAGContext, *, drop_unsupported: bool = False) -> tuple[str, Grounding]:
-        """The (possibly pruned) answer text and its grounding report."""
+    def check(self, answer: str, context: RAGContext, *, drop_unsupported: bool = False,
+              general: bool = False) -> tuple[str, Grounding]:
+        """The answer text as it may ship and its grounding report.
+
+        ``drop_unsupported`` removes sentences whose claims failed (``types.FAILED``)
+        and uncited sentences no source states; with ``general`` (a collection whose
+        policy allows general answers) an uncited sentence stays, labelled as not
+        from the documents. A wrong citation whose fact another source states is
+        re-cited to it either way."""
         sentences = [s for s in answer_sentences(answer) if strip_citations(s.text)]
         if not sentences or not context.sources or is_no_answer(answer):
             return answer, Grounding()
         support = self.support_matrix(sentences, context)
+        passages = passages_of(context)
         grounding = Grounding()
         kept: list[str] = []
         for i, sentence in enumerate(sentences):
-            check = self._judge(sentence, support[i], context)
-            if drop_unsupported and check.status in ("unsupported", "wrong_citation"):
+            following = sentences[i + 1].cited if i + 1 < len(sentences) else []
+            check = self._judge(sentence, support[i], context, passages, following)
+            text = sentence.text
+            if check.status == "wrong_citation" and check.better is not None and check.problem:
+                text = _recite(text, check.better)  # the fact is stated, by another source
+                check.note, check.cited = f"re-cited to [{check.better}]", [check.better]
+            elif check.status == "uncited" and general:
+                text = f"{text.rstrip()} ({NOT_FROM_DOCUMENTS})"
+                check.note = NOT_FROM_DOCUMENTS
+            elif drop_unsupported and (check.status in FAILED or check.status == "uncited"):
+                check.note = "dropped"
                 grounding.dropped.append(check)
                 continue
+            elif check.note == "citation added" and check.better is not None:
+                text, check.cited = _recite(text, check.better), [check.better]
+            check.text = text
             grounding.sentences.append(check)
-            kept.append(sentence.text)
-        text = " ".join(kept) if drop_unsupported else answer
-        return text, grounding
+            kept.append(text)
+        if grounding.dropped and "dropped" not in grounding.action:
+            grounding.action.append("dropped")
+        return " ".join(kept), grounding
 
-    def _judge(self, sentence: AnswerSentence, row: list[Support], context: RAGContext) -> SentenceCheck:
+    def _judge(self, sentence: AnswerSentence, row: list[Support], context: RAGContext,
+               passages: list[Passage], following: list[int]) -> SentenceCheck:
         terms = len(content_terms(sentence.text))
         valid = [n for n in sentence.cited if context.source(n) is not None]
         supporting = [n for n in range(1, len(context.sources) + 1)
@@ -91,16 +119,28 @@ class GroundingChecker:
             lexical = max((s.lexical for s in row), default=0.0)
             semantic = max((s.semantic for s in row), default=0.0)
         status: SentenceStatus
-        if not sentence.cited:
-            status = "uncited"
+        problem = note = None
+        claim = check_claim(sentence.text, valid, passages) if valid else None
+        if claim is not None:  # figures and names decide, not wording
+            status, problem, best_other = claim.status, claim.problem, claim.better  # type: ignore[assignment]
+        elif not sentence.cited:
+            stated_by = supported_by(sentence.text, passages)
+            if stated_by is not None and stated_by in following:  # "X. It … [2]." cites both at the end
+                status = "supported"
+            elif stated_by is not None:
+                status, best_other, note = "supported", stated_by, "citation added"
+            else:
+                status = "uncited"
+                problem = "no source states it" if best_other is None else None
         elif any(n in supporting for n in valid):
             status, best_other = "supported", None
         elif best_other is not None:
-            status = "wrong_citation"
+            status, problem = "wrong_citation", f"source [{best_other}] supports it, not the cited one"
         else:
-            status = "unsupported"
+            status, problem = "unsupported", "the cited source does not say this"
         return SentenceCheck(text=sentence.text, cited=sentence.cited, status=status, lexical=lexical,
-                             semantic=semantic, better=best_other if status != "supported" else None)
+                             semantic=semantic, better=best_other if status != "supported" or note else None,
+                             problem=problem, note=note)
 
     def support_matrix(self, sentences: list[AnswerSentence], context: RAGContext) -> list[list[Support]]:
         """(lexical, semantic) support of each sentence by each source, in source order."""
@@ -132,3 +172,18 @@ class GroundingChecker:
         for i in range(len(claims)):
             out.append([float(np.max(sims[i, a:b])) if b > a else 0.0 for a, b in bounds])
         return out
+
+
+NOT_FROM_DOCUMENTS = "not from your documents"
+
+
+def passages_of(context: RAGContext) -> list[Passage]:
+    """The context's sources read for claim checking (``answer.claims``)."""
+    return [Passage.of(s.n, s.text, f"{s.title or ''}\n{s.section or ''}") for s in context.sources]
+
+
+def _recite(text: str, n: int) -> str:
+    """``text`` citing source ``n`` instead of what it cited (or nothing)."""
+    from .generators.extractive import with_citation
+
+    return with_citation(strip_citations(text), n)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .text import content_terms, split_sentences
+from .text import content_terms, rejoin, split_sentences
 
 # A leading clause that only links to the sentence before; cut, the rest stands alone.
 _CONNECTIVE = re.compile(
@@ -59,6 +59,8 @@ def units(text: str, question: str = "") -> list[Unit]:
             out.extend(Unit(row, row=True) for row in table_rows(block, question))
             continue
         previous: str | None = None
+        # A scan or a page break may cut a sentence in two paragraphs: put it back first.
+        block = "\n\n".join(rejoin(re.split(r"\n\s*\n", block)))
         for sentence in split_sentences(block):
             sentence = clean(sentence)
             if not sentence or is_heading(sentence):

@@ -14,8 +14,10 @@ question no other route takes. ``Answerer.stream`` yields JSON-ready events;
 from __future__ import annotations
 
 import logging
+import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from collections.abc import Generator as Generator_
 from contextlib import AbstractContextManager, nullcontext
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -26,7 +28,7 @@ from ..embed import check_vectors
 from ..embed.base import DelegatingEmbedder, Embedder
 from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
-from ..errors import ConfigError, EmbedderError, GeneratorError
+from ..errors import ConfigError, EmbedderError, GeneratorError, NotFoundError
 from ..models import Hit, Scope, index_text
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
@@ -34,15 +36,16 @@ from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
 from ..tracing import span
-from .constraints import MIN_COVERAGE, WEAK, missing_constraints, term_coverage
+from .claims import definitions, fold
+from .constraints import MIN_COVERAGE, WEAK, Sibling, missing_constraints, missing_sibling, term_coverage
 from .context import ContextBuilder, RAGContext
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
-from .prompt import build_prompt, is_no_answer
+from .prompt import Prompt, build_prompt, is_no_answer
 from .route import Asked, Decision, Router
 from .tokens import TokenCounter
-from .types import Answer, AnswerEvents, AnswerStream, Citation, Event
+from .types import Answer, AnswerEvents, AnswerStream, Citation, Event, Grounding
 
 if TYPE_CHECKING:
     from .turn import AnswerTurn
@@ -53,6 +56,41 @@ NOTHING_FOUND = "I could not find anything about this in the knowledge base."
 NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
 # The sources are about the question's topic but none states its constraint (constraints.py).
 NOT_MENTIONED = "The knowledge base does not seem to contain the answer to this question: it says nothing about {}."
+# The sources cover a sibling of what was asked (constraints.missing_sibling).
+COVERS_INSTEAD = "The documents cover {covered}; they do not mention {asked}."
+_ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}\b")
+# A spelled-out name the collection may abbreviate ("Real Time Gross Settlement" → RTGS).
+_LONG_FORM = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+(?:of\s+|for\s+|and\s+)?[A-Z][a-z]+){1,6}")
+
+
+# A kind word this close (cosine) to a kind the sources name means that kind.
+ALIKE = 0.55
+
+
+def _alike(embedder: Embedder, word: str, kinds: list[str]) -> bool:
+    try:
+        vectors = embedder.embed_documents([word, *kinds])
+    except EmbedderError:
+        return False
+    return bool(np.max(vectors[1:] @ vectors[0]) >= ALIKE)
+
+
+def expanded(question: str, glossary: dict[str, str]) -> str:
+    """The question with each abbreviation's long form beside it, for search."""
+    for abbreviation, long in glossary.items():
+        question = re.sub(rf"\b{re.escape(abbreviation)}\b", f"{abbreviation} ({long})", question, count=1)
+    return question
+
+
+def plural(phrase: str, language: str = "english") -> str:
+    """The kind phrase as a plural: "car loan" → "car loans"; in Spanish the head
+    comes first: "bicicleta tándem" → "bicicletas tándem"."""
+    words = phrase.split()
+    at = 0 if language == "spanish" else len(words) - 1
+    word = words[at]
+    if not word.endswith("s"):
+        words[at] = word + ("es" if language == "spanish" and word[-1] not in "aeiouáéó" else "s")
+    return " ".join(words)
 
 class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
@@ -175,11 +213,14 @@ class Answerer:
         memo = MemoEmbedder(cached)
         answer_settings = self.settings.answer
         searcher = Searcher(self.store, memo, self.settings.search, reranker=self.reranker)
+        asked = turn.query if turn is not None and turn.query else question
+        glossary = self._glossary(asked, scope, searcher)  # "EMI" → the long form the collection defines
         if turn is not None:  # a conversation's turn: the rewritten follow-up, fused with the cited documents
             result: SearchResult = turn.search(searcher, question, scope, mode=mode, k=answer_settings.candidates,
                                                filters=filters)
         else:
-            result = searcher.search(question, scope, mode=mode, k=answer_settings.candidates, filters=filters)
+            result = searcher.search(expanded(question, glossary), scope, mode=mode, k=answer_settings.candidates,
+                                     filters=filters)
         embed_ms = result.timings_ms.get("embed", 0.0)
         if memo.query_vector is None and result.degraded is None and result.hits:
             # Keyword search by choice: the abstain decision still needs the question's vector.
@@ -201,7 +242,7 @@ class Answerer:
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
-        missing = self._unmet(turn.query if turn is not None and turn.query else question, context, floor)
+        missing = self._unmet(asked, context, floor, glossary, searcher, scope, question, memo)
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
@@ -211,11 +252,17 @@ class Answerer:
             if best is not None and floor is not None and result.hits:
                 log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
             yield {"type": "delta", "text": answer.answer}
-        elif missing:  # on topic, but the asked-for duration or name is nowhere in the sources
-            log.info("abstained: %s", ", ".join(missing))
+        elif missing:  # on topic, but the asked-for duration, name or kind is nowhere in the sources
             answer.abstained, answer.generator = True, "none"
-            named = [m for m in missing if m != WEAK]
-            answer.answer = NOT_MENTIONED.format(", ".join(f"“{m}”" for m in named)) if named else NOT_RELEVANT
+            if isinstance(missing, Sibling):
+                log.info("abstained: asked %s, the sources cover %s", missing.asked, missing.covered)
+                language = searcher.language(scope)
+                answer.answer = COVERS_INSTEAD.format(covered=plural(missing.covered, language),
+                                                      asked=plural(missing.asked, language))
+            else:
+                log.info("abstained: %s", ", ".join(missing))
+                named = [m for m in missing if m != WEAK]
+                answer.answer = NOT_MENTIONED.format(", ".join(f"“{m}”" for m in named)) if named else NOT_RELEVANT
             yield {"type": "delta", "text": answer.answer}
         elif context.sources:
             yield from self._generate(question, context, generator, memo, answer, streaming, turn)
@@ -223,7 +270,7 @@ class Answerer:
         return answer
 
     def _generate(self, question: str, context: RAGContext, generator: Generator, memo: MemoEmbedder,
-                  answer: Answer, streaming: bool, turn: AnswerTurn | None = None) -> Iterator[Event]:
+                  answer: Answer, streaming: bool, turn: AnswerTurn | None = None) -> Generator_[Event, None, None]:
         started = time.perf_counter()
         gen_settings = self.settings.generator
         prompt = build_prompt(question, context)
@@ -261,29 +308,127 @@ class Answerer:
         if is_no_answer(text):
             answer.answer, answer.abstained = text, True
             return
-        checker = GroundingChecker(memo)
-        answer.answer, answer.grounding = checker.check(text, context,
-                                                        drop_unsupported=self.settings.answer.drop_unsupported)
+        shipped = yield from self._verified(text, request, generator, memo, answer, turn)
+        answer.answer = shipped
         answer.citations = _citations(answer, context)
 
-    def _unmet(self, question: str, context: RAGContext, floor: float | None) -> list[str]:
+    def _verified(self, text: str, request: GenerationRequest, generator: Generator, memo: MemoEmbedder,
+                  answer: Answer, turn: AnswerTurn | None) -> Generator_[Event, None, str]:
+        """Check every claim of ``text`` (``answer.claims``) and return the text that
+        may ship. A model's failed claims are named back to it once; what still
+        fails is dropped; when nothing checked remains the answer is quoted from the
+        sources instead (extractive) and says so. Yields a ``restart`` and the new
+        text when it differs from what was streamed."""
+        context = request.context
+        checker = GroundingChecker(memo)
+        drop = self.settings.answer.drop_unsupported
+        general = turn is not None and turn.policy == "general"
+        llm = not isinstance(generator, ExtractiveGenerator)
+        # A quote is the source's own words: the check reports on it but never cuts it.
+        shipped, grounding = checker.check(text, context, drop_unsupported=drop and llm, general=general)
+        if drop and llm and grounding.dropped:
+            retry = self._regenerate(request, generator, text, grounding)
+            if retry is not None:
+                first = grounding.first + [*grounding.sentences, *grounding.dropped]
+                for claim in first:
+                    claim.note = "first reply" if claim.note is None else f"first reply, {claim.note}"
+                if is_no_answer(retry):
+                    grounding.action.insert(0, "regenerated")
+                else:
+                    shipped, grounding = checker.check(retry, context, drop_unsupported=True, general=general)
+                    grounding.first = first
+                    grounding.action.insert(0, "regenerated")
+        if drop and llm and not any(c.status == "supported" for c in grounding.sentences) and (
+                grounding.dropped or grounding.first):
+            failed = "; ".join(c.problem for c in grounding.dropped if c.problem) or "no claim could be checked"
+            quoted = ExtractiveGenerator(memo).generate(request)
+            first = grounding.first + [*grounding.sentences, *grounding.dropped]
+            shipped, grounding = checker.check(quoted, context)
+            grounding.first, grounding.action = first, [*grounding.action, "fallback"]
+            answer.generator = "extractive"
+            answer.fallback_reason = f"the model's answer failed the claim check ({failed}); quoted from the sources"
+        answer.grounding = grounding
+        if shipped != text:
+            yield {"type": "restart", "reason": "claims checked against the sources: "
+                                                + ", ".join(grounding.action or ["re-cited"])}
+            yield {"type": "delta", "text": shipped}
+        return shipped
+
+    def _regenerate(self, request: GenerationRequest, generator: Generator, text: str,
+                    grounding: Grounding) -> str | None:
+        """Ask the model once more, naming the claims its sources do not support;
+        None when the provider fails (the checked part of the first reply stands)."""
+        failed = "\n".join(f"- {c.text}" + (f" ({c.problem})" if c.problem else "") for c in grounding.dropped)
+        prompt = Prompt(system=request.prompt.system, tag=request.prompt.tag, user=(
+            f"{request.prompt.user}\n\nYour previous answer was:\n{text}\n\nThese statements are not supported "
+            f"by the sources they cite:\n{failed}\n\nAnswer again. State only facts the sources state, each with "
+            f"the number of the source that states it, and leave out what they do not say."))
+        retry = GenerationRequest(question=request.question, context=request.context, prompt=prompt,
+                                  temperature=request.temperature, max_output_tokens=request.max_output_tokens,
+                                  query_vector=request.query_vector, usage=request.usage)
+        try:
+            with span("regenerate", generator=generator.name), self.remote_wait():
+                return generator.generate(retry).strip()
+        except GeneratorError as exc:  # the provider failed on the retry: keep what passed
+            log.info("regeneration failed: %s", exc)
+            return None
+
+    def _unmet(self, question: str, context: RAGContext, floor: float | None, glossary: dict[str, str],
+               searcher: Searcher, scope: Scope, typed: str, memo: Embedder) -> list[str] | Sibling:
         """Why the kept sources do not answer ``question`` although they cleared the
-        floor: the constraints (durations, names) no source meets, or ``WEAK`` when
-        the best relevance is within ``answer.lexical_margin`` of the floor and the
-        sources hold under half of the question's terms (constraints.py); [] when
-        they answer it, the checks are off or there are no sources."""
+        floor: the constraints (durations, names) no source meets; a kind of product
+        no document names while the sources cover a sibling ("car loan" over personal
+        loans: ``Sibling``); or ``WEAK`` when the best relevance is within
+        ``answer.lexical_margin`` of the floor and the sources hold under half of the
+        question's terms (constraints.py). [] when they answer it, the checks are off
+        or there are no sources. ``typed`` is the user's own words (``question`` may be a
+        follow-up's rewrite, whose joined phrases are no kind of anything)."""
         settings = self.settings.answer
         if not settings.check_constraints or not context.sources:
             return []
         evidence = [index_text(s.title, s.text, s.section) for s in context.sources]
-        missing = missing_constraints(question, evidence)
+        missing = missing_constraints(question, evidence, glossary)
         if missing:
             return missing
+        sibling = missing_sibling(typed, evidence, lambda phrase: self._holds(phrase, scope, searcher),
+                                  language=searcher.language(scope), alike=lambda w, kinds: _alike(memo, w, kinds))
+        if sibling is not None:
+            return sibling
         best = max((s.relevance for s in context.sources if s.relevance is not None), default=None)
         if (floor is not None and best is not None and best < floor + settings.lexical_margin
                 and term_coverage(question, evidence) < MIN_COVERAGE):
             return [WEAK]
         return []
+
+    def _glossary(self, question: str, scope: Scope, searcher: Searcher) -> dict[str, str]:
+        """The question's abbreviations that the collection spells out somewhere
+        ("Equated Monthly Instalment (EMI)"), and its spelled-out names that the
+        collection abbreviates: found through the keyword index, so a question
+        saying "EMI" meets a page that only says "instalment", and one saying "Real
+        Time Gross Settlement" a page that only says "RTGS"."""
+        out: dict[str, str] = {}
+        asked = [*_ABBREVIATION.findall(question), *_LONG_FORM.findall(question)]
+        for term in dict.fromkeys(asked):
+            wanted = " ".join(re.findall(r"\w+", fold(term)))
+            for hit in self._lookup(term, scope, searcher, 5):
+                other = definitions(hit.text).get(wanted)
+                if other:
+                    out[term] = other
+                    break
+        return out
+
+    def _holds(self, phrase: str, scope: Scope, searcher: Searcher) -> bool:
+        """Does any document of the scope hold ``phrase`` as written (plural or not)?"""
+        wanted = re.compile(r"\b" + r"\W+".join(re.escape(fold(w).rstrip("s")) + r"\w{0,2}" for w in phrase.split())
+                            + r"\b")
+        return any(wanted.search(fold(hit.text)) for hit in self._lookup(phrase, scope, searcher, 10))
+
+    @staticmethod
+    def _lookup(text: str, scope: Scope, searcher: Searcher, k: int) -> list[Hit]:
+        try:
+            return searcher.search(text, scope, mode="keyword", k=k).hits
+        except (ConfigError, NotFoundError):
+            return []
 
     def _doc_chunks(self, scope: Scope, hit: Hit) -> list[Hit]:
         ids = [(cid, 0.0) for cid in self.store.document_chunk_ids(scope, hit.doc_id)]

@@ -50,6 +50,20 @@ def _split_headings(sentence: str) -> list[str]:
     return parts
 
 
+def rejoin(paragraphs: list[str]) -> list[str]:
+    """Paragraphs put back together where a break cut a sentence (a scan or a PDF
+    page): one that does not end a sentence, followed by one opening in lower case
+    or with a number, is the same sentence."""
+    out: list[str] = []
+    for paragraph in paragraphs:
+        text = paragraph.strip()
+        if out and not re.search(r"[.!?:)\]»”\"]$", out[-1]) and re.match(r"[a-zà-ÿ0-9€£$₹(]", text):
+            out[-1] = f"{out[-1]} {text}"
+        else:
+            out.append(text)
+    return out
+
+
 def cited_numbers(text: str) -> list[int]:
     """Source numbers cited in ``text``, in order of first appearance."""
     found: list[int] = []

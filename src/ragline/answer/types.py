@@ -20,7 +20,15 @@ from typing import Any, Literal
 from .context import RAGContext
 from .sanitize import inline
 
-SentenceStatus = Literal["supported", "unsupported", "wrong_citation", "uncited"]
+SentenceStatus = Literal["supported", "wrong_number", "wrong_entity", "wrong_citation", "unsupported", "uncited"]
+"""A sentence's verdict (``answer.grounding``, ``answer.claims``): ``supported`` — its
+cited source states its facts; ``wrong_number`` — the source states another
+figure; ``wrong_entity`` — the figure belongs to another thing, or a name is not
+there; ``wrong_citation`` — another source states it; ``unsupported`` — no source
+does; ``uncited`` — no citation and no source states it."""
+
+FAILED: tuple[str, ...] = ("wrong_number", "wrong_entity", "wrong_citation", "unsupported")
+"""The verdicts of a claim that must not ship as written."""
 
 Event = dict[str, Any]
 """One answer event: ``{"type": "delta" | "restart" | "done", …}`` (``answer.service``)."""
@@ -59,36 +67,58 @@ class SentenceCheck:
     lexical: float = 0.0
     semantic: float = 0.0
     better: int | None = None
+    problem: str | None = None  # why it failed, in words: "source [1] states 7.00%, not 8.4%"
+    note: str | None = None  # what was done about it: "citation added", "re-cited to [2]", "dropped", …
 
     def to_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "cited": self.cited, "status": self.status, "lexical": round(self.lexical, 3),
-                "semantic": round(self.semantic, 3), "better": self.better}
+        return {"text": self.text, "cited": self.cited, "status": self.status, "problem": self.problem,
+                "note": self.note, "lexical": round(self.lexical, 3), "semantic": round(self.semantic, 3),
+                "better": self.better}
 
 
 @dataclass
 class Grounding:
-    """Per-sentence support report. Wrong citations count as unsupported."""
+    """The claim check's report: each shipped sentence (``sentences``) and each
+    removed one (``dropped``) with its verdict, and what was done (``action``:
+    ``regenerated`` — the model was asked again with the failed claims named;
+    ``dropped`` — failed sentences were removed; ``fallback`` — the answer was
+    replaced by sentences quoted from the sources). ``supported`` counts the shipped
+    sentences that passed; the other counts cover every claim checked, the first
+    reply's included."""
 
     sentences: list[SentenceCheck] = field(default_factory=list)
-    dropped: list[SentenceCheck] = field(default_factory=list)  # removed when drop_unsupported is on
+    dropped: list[SentenceCheck] = field(default_factory=list)
+    action: list[str] = field(default_factory=list)
+    first: list[SentenceCheck] = field(default_factory=list)  # the model's first reply, when it was regenerated
 
     def count(self, *statuses: str) -> int:
-        return sum(1 for s in self.sentences + self.dropped if s.status in statuses)
+        """Claims with these verdicts, the first reply's included (what the check caught)."""
+        return sum(1 for s in self.first + self.sentences + self.dropped if s.status in statuses)
 
     @property
     def supported(self) -> int:
-        return self.count("supported")
+        return sum(1 for s in self.sentences if s.status == "supported")
 
     @property
     def unsupported(self) -> int:
-        return self.count("unsupported", "wrong_citation")
+        return self.count(*FAILED)
 
     @property
     def uncited(self) -> int:
         return self.count("uncited")
 
-    def to_dict(self) -> dict[str, int]:
-        return {"supported": self.supported, "unsupported": self.unsupported, "uncited": self.uncited}
+    @property
+    def shipped_failures(self) -> list[SentenceCheck]:
+        """Shipped sentences whose facts failed the check (none unless checking is off)."""
+        return [s for s in self.sentences if s.status in FAILED]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"supported": self.supported, "unsupported": self.unsupported, "uncited": self.uncited,
+                "wrong_number": self.count("wrong_number"), "wrong_entity": self.count("wrong_entity"),
+                "action": list(self.action),
+                "claims": [{"text": c.text, "status": c.status, "cited": c.cited, "problem": c.problem,
+                            "note": c.note, "shipped": c in self.sentences}
+                           for c in self.first + self.sentences + self.dropped]}
 
 
 @dataclass

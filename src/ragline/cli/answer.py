@@ -7,6 +7,7 @@ import sys
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from ..answer.generators import GENERATORS
 from .common import AsJson, Collection, Owner, Tenant, app, err, out
@@ -33,7 +34,14 @@ def _notes(data: dict[str, Any]) -> None:
     grounding = data["grounding"]
     if grounding["unsupported"] or grounding["uncited"]:
         err.print(f"[yellow]grounding:[/yellow] {grounding['supported']} supported, {grounding['unsupported']} "
-                  f"unsupported, {grounding['uncited']} uncited sentence(s)")
+                  f"unsupported, {grounding['uncited']} uncited sentence(s)"
+                  + (f"; {', '.join(grounding['action'])}" if grounding.get("action") else ""), highlight=False)
+    for claim in grounding.get("claims", []):  # what the claim check caught, and what became of it
+        if claim["status"] != "supported" or claim["note"]:
+            fate = "shipped" if claim["shipped"] else "not shipped"
+            why = f" — {claim['problem']}" if claim["problem"] else ""
+            err.print(f"[dim]  {claim['status']} ({fate}): {escape(claim['text'] + why)}[/dim]", markup=True,
+                      highlight=False)
     if data["abstained"]:
         err.print("[dim]abstained: no source answers this question[/dim]")
 

@@ -14,7 +14,7 @@ import numpy as np
 from ..analyzer import DEFAULT_LANGUAGE, query_terms
 from ..embed import check_vectors
 from ..embed.base import Embedder
-from ..errors import ConfigError, EmbedderError, ModelMismatchError
+from ..errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError
 from ..models import Hit, Scope
 from ..pause import pause_point
 from ..settings import SEARCH_MODES, SearchSettings
@@ -68,6 +68,13 @@ class Searcher:
         self.embedder = embedder
         self.settings = settings
         self.reranker = reranker  # re-sorts the top ``settings.rerank_depth`` before the cut to k
+
+    def language(self, scope: Scope) -> str:
+        """The keyword language of the scope's collections (``keyword_language``)."""
+        try:
+            return keyword_language(self.store.scoped(scope))
+        except (ConfigError, NotFoundError):
+            return DEFAULT_LANGUAGE
 
     @traced("search")
     def search(self, query: str, scope: Scope, *, mode: str | None = None, k: int | None = None,

@@ -20,7 +20,8 @@ import numpy as np
 
 from ...embed.base import Embedder
 from ...errors import EmbedderError
-from ..constraints import answer_type
+from ..claims import fold
+from ..constraints import answer_type, kind_terms
 from ..readable import units
 from ..text import content_terms, term_overlap
 from .base import GenerationRequest
@@ -32,6 +33,8 @@ RELATIVE_CUTOFF = 0.75
 # A candidate sharing this much of its terms with a chosen sentence repeats it.
 REDUNDANT = 0.8
 MIN_WORDS = 4
+# Score factor of a sentence whose source does not name the question's kind of product.
+KIND_PENALTY = 0.5
 # Structured-abstract labels ("BACKGROUND", "MATERIALS AND METHODS:") glued to a
 # sentence's start by the loader; they are not part of the claim.
 _LABEL = (r"(?:BACKGROUND|INTRODUCTION|CONTEXT|OBJECTIVES?|AIMS?|PURPOSE|IMPORTANCE|RATIONALE|DESIGN|SETTINGS?|"
@@ -99,8 +102,14 @@ class ExtractiveGenerator:
         lexical = np.array([term_overlap(question_terms, c.terms) for c in candidates], dtype=np.float32)
         semantic = self._similarities(request, [c.text for c in candidates])
         scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
+        # The question's kind words ("home" of "home loan" beside personal loans): a
+        # sentence whose source never names the asked kind answers a sibling.
+        labels = {s.n: fold(f"{s.title or ''} {s.section or ''} {s.text}") for s in request.context.sources}
+        kinds = kind_terms(request.question, list(labels.values()))
         for candidate, score in zip(candidates, scores):
-            candidate.score = float(score)
+            label = labels.get(candidate.n, "")
+            missing = [k for k in kinds if not re.search(rf"\b{re.escape(k)}", label)]
+            candidate.score = float(score) * (KIND_PENALTY if missing else 1.0)
         best = max(c.score for c in candidates)
         wanted = answer_type(request.question)
         # Among the sentences close to the best, one that states the kind of fact

@@ -73,7 +73,8 @@ class Operations:
         citations = [{**c, "title": sources.get(c["n"], {}).get("title"), "text": sources.get(c["n"], {}).get("text"),
                       "uri": passage_uri(c["doc_id"], c["chunk_id"])} for c in answer["citations"]]
         return {"answer": answer["answer"], "citations": citations, "abstained": answer["abstained"],
-                "generator": answer["generator"], "fallback_reason": answer["fallback_reason"]}
+                "generator": answer["generator"], "fallback_reason": answer["fallback_reason"],
+                "grounding": answer["grounding"]}
 
     def passage(self, who: ApiKeyInfo, doc_id: str, chunk_id: str, owner: str | None) -> dict[str, Any]:
         hit = self._passage(who, doc_id, chunk_id, owner)

@@ -145,6 +145,8 @@ function reportPanel(answer) {
   const sections = [];
   sections.push(h("section", {}, h("h3", { class: "mini-heading" }, "Kept in context"), contextList(ctx.kept, "kept")));
   sections.push(h("section", {}, h("h3", { class: "mini-heading" }, "Left out"), contextList(groupDropped(ctx.dropped), "dropped")));
+  const checked = claimList(answer.grounding);
+  if (checked) sections.push(h("section", {}, h("h3", { class: "mini-heading" }, "Claims checked"), checked));
   const rows = Object.entries(timings).filter(([, v]) => Number.isFinite(Number(v)));
   sections.push(h("section", {}, h("h3", { class: "mini-heading" }, "Timings"),
     rows.length ? h("dl", { class: "timings" }, rows.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, formatMs(Number(v)))]))
@@ -221,6 +223,26 @@ function groupDropped(items) {
     else groups.set(key, { ...item, count: 1 });
   }
   return [...groups.values()];
+}
+
+// A claim's verdict (ragline.answer.types.SentenceStatus) in plain words.
+const CLAIM_STATUS = {
+  supported: "supported",
+  wrong_number: "wrong figure",
+  wrong_entity: "figure or name of something else",
+  wrong_citation: "cited the wrong source",
+  unsupported: "not in the sources",
+  uncited: "not from your documents",
+};
+
+/** The claims the check caught (or changed): verdict, sentence, why, and whether it shipped. */
+function claimList(g) {
+  const claims = (g && Array.isArray(g.claims) ? g.claims : []).filter((c) => c.status !== "supported" || c.note);
+  if (!claims.length) return null;
+  const actions = Array.isArray(g.action) && g.action.length ? h("p", { class: "hint" }, `Done: ${g.action.join(", ")}`) : null;
+  return h("div", {}, actions, h("ul", { class: "context-list claims" }, claims.map((c) => h("li", {},
+    h("strong", {}, CLAIM_STATUS[c.status] || c.status), ` (${c.shipped ? "shipped" : "not shipped"}): ${c.text}`,
+    c.problem ? h("span", { class: "hint" }, ` — ${c.problem}`) : null))));
 }
 
 function describeGrounding(g) {
