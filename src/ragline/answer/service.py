@@ -27,6 +27,7 @@ from ..embed.base import DelegatingEmbedder, Embedder
 from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError
+from ..messages import DEFAULT_LANGUAGE, message, quoted
 from ..models import Hit, Scope, index_text
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
@@ -39,6 +40,7 @@ from .context import ContextBuilder, RAGContext
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
+from .language import answer_language
 from .prompt import build_prompt, is_no_answer
 from .route import Asked, Decision, Router
 from .tokens import TokenCounter
@@ -49,10 +51,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOTHING_FOUND = "I could not find anything about this in the knowledge base."
-NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
-# The sources are about the question's topic but none states its constraint (constraints.py).
-NOT_MENTIONED = "The knowledge base does not seem to contain the answer to this question: it says nothing about {}."
+# The abstentions are the catalogs' "nothing_found", "not_relevant" and "not_mentioned" (the
+# sources are about the question's topic but none states its constraint: constraints.py).
 
 class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
@@ -114,7 +114,11 @@ class Answerer:
     @cached_property
     def _alone(self) -> Router:
         """This route on its own (no other route is asked: the engine's router asks them)."""
-        return Router([self], self.generator)
+        return Router([self], self.generator, language=self.language)
+
+    def language(self, question: str, scope: Scope) -> str:
+        """The language of an answer's fixed messages (``answer.language``)."""
+        return answer_language(self.store, question, scope)
 
     # -- the route (answer.route) ------------------------------------------------------
     def decide(self, asked: Asked) -> Decision:
@@ -122,7 +126,7 @@ class Answerer:
 
     def answer(self, asked: Asked, decision: Decision, generator: Generator) -> AnswerEvents:
         return self._run(asked.question, asked.scope, generator, asked.mode, asked.filters, asked.streaming,
-                         asked.turn)
+                         asked.turn, asked.language)
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
         """The named generator (cached; built from settings and provider env vars).
@@ -169,7 +173,8 @@ class Answerer:
 
     # -- the pipeline ---------------------------------------------------------------
     def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,
-             filters: Filters | None, streaming: bool, turn: AnswerTurn | None = None) -> AnswerEvents:
+             filters: Filters | None, streaming: bool, turn: AnswerTurn | None = None,
+             language: str = DEFAULT_LANGUAGE) -> AnswerEvents:
         started = time.perf_counter()
         cached = self.query_cache.for_tenant(self.embedder, scope.tenant) if self.query_cache else self.embedder
         memo = MemoEmbedder(cached)
@@ -200,14 +205,15 @@ class Answerer:
             context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
-                        context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
+                        context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings,
+                        language=language)
         missing = self._unmet(turn.query if turn is not None and turn.query else question, context, floor)
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
             best = max(relevance.values(), default=None)
             answer.abstained, answer.generator = True, "none"
-            answer.answer = NOTHING_FOUND if not result.hits else NOT_RELEVANT
+            answer.answer = message("nothing_found" if not result.hits else "not_relevant", language)
             if best is not None and floor is not None and result.hits:
                 log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
             yield {"type": "delta", "text": answer.answer}
@@ -215,7 +221,8 @@ class Answerer:
             log.info("abstained: %s", ", ".join(missing))
             answer.abstained, answer.generator = True, "none"
             named = [m for m in missing if m != WEAK]
-            answer.answer = NOT_MENTIONED.format(", ".join(f"“{m}”" for m in named)) if named else NOT_RELEVANT
+            answer.answer = (message("not_mentioned", language, terms=quoted(named, language)) if named
+                             else message("not_relevant", language))
             yield {"type": "delta", "text": answer.answer}
         elif context.sources:
             yield from self._generate(question, context, generator, memo, answer, streaming, turn)
@@ -258,8 +265,8 @@ class Answerer:
             answer.usage = {"model": getattr(generator, "model", None) or generator.name,
                             "input_tokens": request.usage.input_tokens, "output_tokens": request.usage.output_tokens,
                             "reported": request.usage.reported}
-        if is_no_answer(text):
-            answer.answer, answer.abstained = text, True
+        if is_no_answer(text):  # the model's fixed reply (prompt.NO_ANSWER), said in the user's language
+            answer.answer, answer.abstained = message("not_relevant", answer.language), True
             return
         checker = GroundingChecker(memo)
         answer.answer, answer.grounding = checker.check(text, context,
