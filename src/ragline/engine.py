@@ -304,7 +304,7 @@ class Engine(EngineAdmin):
         from .records.route import RecordsRoute
 
         return Router([RecordsRoute(self.transactions), self.answerer], self.answerer.generator,
-                      on_answer=self._answered)
+                      on_answer=self._answered, language=self.answerer.language)
 
     @cached_property
     def conversations(self) -> Conversations:

@@ -130,6 +130,9 @@ class Answer(BaseModel):
     abstained: bool
     generator: str | None = None
     fallback_reason: str | None = None
+    language: str | None = Field(default=None, description=(
+        "ISO 639-1 code of the language chosen for this question (its own, else the collection's, else English): "
+        "the language of the answer's fixed messages (abstentions, small talk, labels)"))
     grounding: Any = None
     context: dict[str, Any] | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -1,7 +1,8 @@
 """A clean install from the built wheel, as a new user gets it: ``python -m build``
 makes a wheel and an sdist; a fresh venv (nothing of this one's) installs the
 wheel with its dependencies from the package index; ``ragline --help`` works; a
-missing model is an error naming ``ragline models install``, which fixes it; then
+missing model is an error naming ``ragline models install``, which fixes it; the
+answer messages' catalogs load from the installed package; then
 the sample knowledge base is ingested and a question answered with citations."""
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def test_the_built_wheel_installs_and_answers_in_a_clean_venv(tmp_path: Path) ->
     with tarfile.open(sdist) as archive:
         in_sdist = {n.removeprefix(prefix) for n in archive.getnames() if n.startswith(prefix)}
     assert {"ragline/web/static/index.html", "ragline/sample/overdraft-policy.md", "ragline/client/client.py",
-            "ragline/server/mcp/server.py"} <= in_wheel <= in_sdist
+            "ragline/server/mcp/server.py", "ragline/messages/locale/en/LC_MESSAGES/ragline.mo",
+            "ragline/messages/locale/es/LC_MESSAGES/ragline.mo"} <= in_wheel <= in_sdist
 
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv], env)
@@ -49,6 +51,10 @@ def test_the_built_wheel_installs_and_answers_in_a_clean_venv(tmp_path: Path) ->
     installed = {line.split("==")[0].split(" @ ")[0] for line in freeze}
     assert "ragline" in installed and not installed & {"torch", "pytest", "playwright", "schemathesis", "openai"}
     assert "Usage: ragline" in _run([bin_ / "ragline", "--help"], env).stdout
+    # The answer messages' catalogs are read from the installed package (isolated: nothing of the source tree).
+    spanish = _run([bin_ / "python", "-I", "-c", "from ragline.messages import languages, message; "
+                    "print(languages(), message('nothing_found', 'es'))"], env).stdout
+    assert spanish.strip() == "('en', 'es') No he encontrado nada sobre esto en la base de conocimiento."
 
     sample = tmp_path / "bank"
     sample.mkdir()

@@ -30,7 +30,7 @@ DOCS = {
 }
 IN_CORPUS = "Which enzyme fixes carbon dioxide in the Calvin cycle?"
 OFF_TOPIC = "How do I reset my router password?"
-KEYS = {"answer", "citations", "abstained", "generator", "fallback_reason", "grounding", "context", "timings_ms",
+KEYS = {"answer", "citations", "abstained", "generator", "fallback_reason", "language", "grounding", "context", "timings_ms",
         "route"}
 
 
@@ -62,6 +62,7 @@ def test_answers_from_the_right_source_with_citations(kb: Engine) -> None:
     assert set(data["context"]) == {"kept", "dropped", "tokens"}
     assert set(data["timings_ms"]) == {"embed", "search", "generate", "total"}
     assert not answer.abstained and answer.generator == "extractive" and answer.fallback_reason is None
+    assert data["language"] == "en"  # an English question: its fixed messages are English
     assert "RuBisCO" in answer.answer and "[1]" in answer.answer
     first = data["citations"][0]
     assert set(first) == {"n", "chunk_id", "doc_id", "source", "page", "score"}

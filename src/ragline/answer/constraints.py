@@ -27,7 +27,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..analyzer import STOPWORDS
+from ..analyzer import STOPWORDS, stopwords
+from ..errors import ConfigError
 from .claims import fold
 from .text import content_terms
 
@@ -231,6 +232,13 @@ def _norm(word: str) -> str:
     return word
 
 
+def _stopwords(language: str) -> frozenset[str]:
+    try:
+        return frozenset(fold(w) for w in stopwords(language))
+    except ConfigError:  # a language without a list: the question words alone
+        return frozenset()
+
+
 def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str], bool],
                     language: str = "english",
                     alike: Callable[[str, list[str]], bool] | None = None) -> Sibling | None:
@@ -251,12 +259,13 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
     texts = [[_norm(t) for t in text] for text in originals]
     vocabulary = {w for text in texts for w in text}
     step = 1 if language == "spanish" else -1  # where the kind word sits from its head: English before, Spanish after
+    common = _QUESTION_WORDS | _stopwords(language)
     for i, word in enumerate(words):
-        if (word in _QUESTION_WORDS or len(word) < 3 or word in vocabulary or any(c.isdigit() for c in word)
+        if (word in common or len(word) < 3 or word in vocabulary or any(c.isdigit() for c in word)
                 or (language == "english" and word.endswith(("ly", "ed", "ing", "est")))):
             continue
         head_at = i - step
-        if (not 0 <= head_at < len(words) or words[head_at] in _QUESTION_WORDS or len(words[head_at]) < 3
+        if (not 0 <= head_at < len(words) or words[head_at] in common or len(words[head_at]) < 3
                 or words[head_at] not in vocabulary):
             continue
         head = words[head_at]

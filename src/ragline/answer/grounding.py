@@ -25,6 +25,7 @@ import numpy as np
 
 from ..embed.base import Embedder
 from ..errors import EmbedderError
+from ..messages import not_from_documents
 from .claims import Passage, check_claim, supported_by
 from .context import RAGContext
 from .prompt import is_no_answer
@@ -67,7 +68,7 @@ class GroundingChecker:
         self.semantic_floor = semantic_floor
 
     def check(self, answer: str, context: RAGContext, *, drop_unsupported: bool = False,
-              general: bool = False) -> tuple[str, Grounding]:
+              general: bool = False, language: str | None = None) -> tuple[str, Grounding]:
         """The answer text as it may ship and its grounding report.
 
         ``drop_unsupported`` removes sentences whose claims failed (``types.FAILED``)
@@ -90,8 +91,9 @@ class GroundingChecker:
                 text = _recite(text, check.better)  # the fact is stated, by another source
                 check.note, check.cited = f"re-cited to [{check.better}]", [check.better]
             elif check.status == "uncited" and general:
-                text = f"{text.rstrip()} ({NOT_FROM_DOCUMENTS})"
-                check.note = NOT_FROM_DOCUMENTS
+                label = not_from_documents(language)
+                text = f"{text.rstrip()} ({label[:1].lower()}{label[1:]})"
+                check.note = label
             elif drop_unsupported and (check.status in FAILED or check.status == "uncited"):
                 check.note = "dropped"
                 grounding.dropped.append(check)
@@ -173,8 +175,6 @@ class GroundingChecker:
             out.append([float(np.max(sims[i, a:b])) if b > a else 0.0 for a, b in bounds])
         return out
 
-
-NOT_FROM_DOCUMENTS = "not from your documents"
 
 
 def passages_of(context: RAGContext) -> list[Passage]:

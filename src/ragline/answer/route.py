@@ -23,17 +23,20 @@ one registration (``engine.router.register(GreetingRoute())``, or an entry in
 
 A route's ``answer`` is a generator: it yields ``delta`` (and ``restart``) events and
 returns the typed ``Answer``; the router adds the ``done`` event, the answer's
-``route`` when the route did not set one, and the bookkeeping (``on_answer``).
+``route`` and ``language`` when the route did not set them, and the bookkeeping
+(``on_answer``). ``Asked.language`` is the language the answer's fixed messages
+are in (``ragline.messages``), decided once per question by the router.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
+from ..messages import DEFAULT_LANGUAGE, choose_language
 from ..models import Scope
 from ..store.filters import Filters
 from .generators import Generator
@@ -55,6 +58,7 @@ class Asked:
     filters: Filters | None = None
     turn: AnswerTurn | None = None  # a conversation's turn (chat); None for a single question
     streaming: bool = True  # a stream asks a provider for its event stream, a whole answer for its plain endpoint
+    language: str = DEFAULT_LANGUAGE  # of the fixed messages (ragline.messages): set by the router
 
     @property
     def query(self) -> str:
@@ -91,12 +95,19 @@ class Router:
     last route should take everything (the documents route does)."""
 
     def __init__(self, routes: Sequence[Route], choose: Callable[[str | Generator | None], Generator], *,
-                 on_answer: Callable[[Scope, Answer], None] | None = None) -> None:
+                 on_answer: Callable[[Scope, Answer], None] | None = None,
+                 language: Callable[[str, Scope], str] | None = None) -> None:
         if not routes:
             raise ValueError("a router needs at least one route")
         self.routes = list(routes)
         self.choose = choose  # a generator by name (the operator's allowed ones), or the caller's own object
         self.on_answer = on_answer  # told of every finished answer, whichever route made it (usage metering)
+        self._language = language  # (question, scope) → a catalog language (answer.language.answer_language)
+
+    def language(self, question: str, scope: Scope) -> str:
+        """The language an answer to ``question`` speaks in (its fixed messages): the
+        hook given, else the question's own language or English."""
+        return self._language(question, scope) if self._language is not None else choose_language(question)
 
     def register(self, route: Route) -> None:
         """Ask ``route`` after the routes already registered and before the last
@@ -131,8 +142,12 @@ class Router:
         return stream
 
     def _events(self, asked: Asked, generator: Generator, stream: AnswerStream) -> Iterator[Event]:
+        # Decided on the first event, not at creation: it may read the store, as the search does.
+        asked = replace(asked, language=self.language(asked.question, asked.scope))
         route, decision, declined = self._decide(asked)
         answer = yield from route.answer(asked, decision, generator)
+        if answer.language is None:
+            answer.language = asked.language
         if answer.route is None and len(self.routes) > 1:  # a router of one route made no choice to report
             # The route taken, and why: its own reason, or (the last route's, which takes every
             # question and has none) the reasons the routes before it declined the question.

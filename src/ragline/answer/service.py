@@ -29,6 +29,7 @@ from ..embed.base import DelegatingEmbedder, Embedder
 from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError, NotFoundError
+from ..messages import DEFAULT_LANGUAGE, message, quoted
 from ..models import Hit, Scope, index_text
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
@@ -42,6 +43,7 @@ from .context import ContextBuilder, RAGContext
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
+from .language import answer_language
 from .prompt import Prompt, build_prompt, is_no_answer
 from .route import Asked, Decision, Router
 from .tokens import TokenCounter
@@ -52,12 +54,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-NOTHING_FOUND = "I could not find anything about this in the knowledge base."
-NOT_RELEVANT = "The knowledge base does not seem to contain the answer to this question."
-# The sources are about the question's topic but none states its constraint (constraints.py).
-NOT_MENTIONED = "The knowledge base does not seem to contain the answer to this question: it says nothing about {}."
-# The sources cover a sibling of what was asked (constraints.missing_sibling).
-COVERS_INSTEAD = "The documents cover {covered}; they do not mention {asked}."
+# The abstentions are the catalogs' "nothing_found", "not_relevant" and "not_mentioned" (the
+# sources are about the question's topic but none states its constraint: constraints.py).
 _ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}\b")
 # A spelled-out name the collection may abbreviate ("Real Time Gross Settlement" → RTGS).
 _LONG_FORM = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+(?:of\s+|for\s+|and\s+)?[A-Z][a-z]+){1,6}")
@@ -91,6 +89,7 @@ def plural(phrase: str, language: str = "english") -> str:
     if not word.endswith("s"):
         words[at] = word + ("es" if language == "spanish" and word[-1] not in "aeiouáéó" else "s")
     return " ".join(words)
+
 
 class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
@@ -152,7 +151,11 @@ class Answerer:
     @cached_property
     def _alone(self) -> Router:
         """This route on its own (no other route is asked: the engine's router asks them)."""
-        return Router([self], self.generator)
+        return Router([self], self.generator, language=self.language)
+
+    def language(self, question: str, scope: Scope) -> str:
+        """The language of an answer's fixed messages (``answer.language``)."""
+        return answer_language(self.store, question, scope)
 
     # -- the route (answer.route) ------------------------------------------------------
     def decide(self, asked: Asked) -> Decision:
@@ -160,7 +163,7 @@ class Answerer:
 
     def answer(self, asked: Asked, decision: Decision, generator: Generator) -> AnswerEvents:
         return self._run(asked.question, asked.scope, generator, asked.mode, asked.filters, asked.streaming,
-                         asked.turn)
+                         asked.turn, asked.language)
 
     def generator(self, generator: str | Generator | None = None) -> Generator:
         """The named generator (cached; built from settings and provider env vars).
@@ -207,7 +210,8 @@ class Answerer:
 
     # -- the pipeline ---------------------------------------------------------------
     def _run(self, question: str, scope: Scope, generator: Generator, mode: str | None,
-             filters: Filters | None, streaming: bool, turn: AnswerTurn | None = None) -> AnswerEvents:
+             filters: Filters | None, streaming: bool, turn: AnswerTurn | None = None,
+             language: str = DEFAULT_LANGUAGE) -> AnswerEvents:
         started = time.perf_counter()
         cached = self.query_cache.for_tenant(self.embedder, scope.tenant) if self.query_cache else self.embedder
         memo = MemoEmbedder(cached)
@@ -241,14 +245,15 @@ class Answerer:
             context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
-                        context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings)
+                        context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings,
+                        language=language)
         missing = self._unmet(asked, context, floor, glossary, searcher, scope, question, memo)
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
             best = max(relevance.values(), default=None)
             answer.abstained, answer.generator = True, "none"
-            answer.answer = NOTHING_FOUND if not result.hits else NOT_RELEVANT
+            answer.answer = message("nothing_found" if not result.hits else "not_relevant", language)
             if best is not None and floor is not None and result.hits:
                 log.info("abstained: best relevance %.3f < floor %.3f", best, floor)
             yield {"type": "delta", "text": answer.answer}
@@ -256,13 +261,14 @@ class Answerer:
             answer.abstained, answer.generator = True, "none"
             if isinstance(missing, Sibling):
                 log.info("abstained: asked %s, the sources cover %s", missing.asked, missing.covered)
-                language = searcher.language(scope)
-                answer.answer = COVERS_INSTEAD.format(covered=plural(missing.covered, language),
-                                                      asked=plural(missing.asked, language))
+                form = "spanish" if language == "es" else "english"
+                answer.answer = message("covers_instead", language, covered=plural(missing.covered, form),
+                                        asked=plural(missing.asked, form))
             else:
                 log.info("abstained: %s", ", ".join(missing))
                 named = [m for m in missing if m != WEAK]
-                answer.answer = NOT_MENTIONED.format(", ".join(f"“{m}”" for m in named)) if named else NOT_RELEVANT
+                answer.answer = (message("not_mentioned", language, terms=quoted(named, language)) if named
+                                 else message("not_relevant", language))
             yield {"type": "delta", "text": answer.answer}
         elif context.sources:
             yield from self._generate(question, context, generator, memo, answer, streaming, turn)
@@ -305,8 +311,8 @@ class Answerer:
             answer.usage = {"model": getattr(generator, "model", None) or generator.name,
                             "input_tokens": request.usage.input_tokens, "output_tokens": request.usage.output_tokens,
                             "reported": request.usage.reported}
-        if is_no_answer(text):
-            answer.answer, answer.abstained = text, True
+        if is_no_answer(text):  # the model's fixed reply (prompt.NO_ANSWER), said in the user's language
+            answer.answer, answer.abstained = message("not_relevant", answer.language), True
             return
         shipped = yield from self._verified(text, request, generator, memo, answer, turn)
         answer.answer = shipped
@@ -325,7 +331,8 @@ class Answerer:
         general = turn is not None and turn.policy == "general"
         llm = not isinstance(generator, ExtractiveGenerator)
         # A quote is the source's own words: the check reports on it but never cuts it.
-        shipped, grounding = checker.check(text, context, drop_unsupported=drop and llm, general=general)
+        shipped, grounding = checker.check(text, context, drop_unsupported=drop and llm, general=general,
+                                           language=answer.language)
         if drop and llm and grounding.dropped:
             retry = self._regenerate(request, generator, text, grounding)
             if retry is not None:
@@ -335,7 +342,8 @@ class Answerer:
                 if is_no_answer(retry):
                     grounding.action.insert(0, "regenerated")
                 else:
-                    shipped, grounding = checker.check(retry, context, drop_unsupported=True, general=general)
+                    shipped, grounding = checker.check(retry, context, drop_unsupported=True, general=general,
+                                                       language=answer.language)
                     grounding.first = first
                     grounding.action.insert(0, "regenerated")
         if drop and llm and not any(c.status == "supported" for c in grounding.sentences) and (

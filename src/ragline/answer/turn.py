@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GeneratorError
+from ..messages import message
 from ..models import Hit, Scope
 from ..retrieve.fusion import reciprocal_rank_fusion
 from ..retrieve.search import SearchResult
@@ -21,7 +22,6 @@ from ..retrieve.search import SearchResult
 log = logging.getLogger(__name__)
 
 CARRY_WEIGHT = 1.0  # weight of the carried-sources list in the fused ranking (conversations.followup)
-GENERAL_NOTE = "Not from your documents: nothing relevant was found there, so this is a general answer."
 GENERAL_SYSTEM = """You are a helpful assistant. The user's documents hold nothing relevant to this question, \
 so answer briefly from general knowledge. Say plainly when you are not sure. Do not invent citations."""
 
@@ -140,5 +140,6 @@ class AnswerTurn:
         answer.timings_ms["generate"] = (time.perf_counter() - started) * 1000
         if text:
             self.general = True
-            answer.answer, answer.abstained, answer.generator = f"{GENERAL_NOTE}\n\n{text}", False, generator.name
+            note = message("general_answer_note", answer.language)
+            answer.answer, answer.abstained, answer.generator = f"{note}\n\n{text}", False, generator.name
             yield {"type": "delta", "text": answer.answer}

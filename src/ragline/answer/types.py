@@ -5,7 +5,8 @@ stream of events an answer arrives in (``AnswerStream``).
 and the streaming ``done`` event::
 
     {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score"}],
-     "abstained", "generator", "fallback_reason", "grounding": {"supported", "unsupported", "uncited"},
+     "abstained", "generator", "fallback_reason", "language",
+     "grounding": {"supported", "unsupported", "uncited"},
      "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"},
      "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer),
      "usage": {"model", "input_tokens", "output_tokens", "reported"} (when an LLM answered)}
@@ -127,6 +128,9 @@ class Answer:
 
     ``generator`` is the generator that actually produced the text: after a provider
     failure it is ``"extractive"`` and ``fallback_reason`` says what failed.
+    ``language`` is the ISO 639-1 code of the language ragline chose for this
+    question (its own, else the collection's, else English: ``ragline.messages``),
+    the language of the answer's fixed messages (abstentions, small talk, labels).
     """
 
     question: str
@@ -143,6 +147,7 @@ class Answer:
     route: dict[str, Any] | None = None  # which route answered (records or retrieval) and why (records.router)
     records: dict[str, Any] | None = None  # an exact answer's table, chart and sources (records.exact)
     usage: dict[str, Any] | None = None  # an LLM's tokens as its provider reported them: model, input/output_tokens
+    language: str | None = None  # set by the route or the router (answer.route): "en", "es", …
 
     def to_dict(self, *, details: bool = False) -> dict[str, Any]:
         """The wire shape above. ``details=True`` adds per-sentence checks and the
@@ -153,6 +158,7 @@ class Answer:
             "abstained": self.abstained,
             "generator": self.generator,
             "fallback_reason": self.fallback_reason,
+            "language": self.language,
             "grounding": self.grounding.to_dict(),
             "context": self.context.report(),
             "timings_ms": {key: round(self.timings_ms.get(key, 0.0), 1)

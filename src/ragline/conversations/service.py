@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ..answer.turn import AnswerTurn
 from ..answer.types import Answer, AnswerEvents
 from ..errors import ConfigError, NotFoundError, RaglineError
+from ..messages import message
 from ..models import Scope
 from ..store.conversations import TITLE_MAX_CHARS, ConversationInfo, MessageInfo, NewMessage
 from .followup import FollowupPlan, Turn, llm_rewriter, plan
@@ -51,25 +52,21 @@ turn_log = logging.getLogger("ragline.turns")
 HISTORY_TURNS = 10  # earlier messages a turn reads (rewriting, prompt)
 PROMPT_TURNS = 6  # of which the prompt shows the last ones
 
-SMALL_TALK = {
-    "greeting": "Hello! Ask me anything about your documents.",
-    "thanks": "You're welcome! Anything else you'd like to know?",
-    "bye": "Goodbye!",
-    "other": "I'm here to answer questions about your documents. What would you like to know?",
-}
 _THANKS = ("thank", "thx", "cheers", "bedankt", "dank", "danke", "merci", "gracias", "obrigad", "grazie", "ty")
 _BYE = ("bye", "see you", "later", "farewell", "take care", "doei", "tot ziens", "tschüss", "tschuss",
         "wiedersehen", "au revoir", "adiós", "adios", "hasta", "tchau", "ciao", "arrivederci", "ttyl", "good night")
 _HELLO = ("hi", "hello", "hey", "morning", "evening", "afternoon", "greetings", "hallo", "hoi", "moin", "servus",
-          "bonjour", "salut", "hola", "olá", "ola", "buongiorno", "guten", "goede", "bom dia", "buenos", "coucou")
+          "bonjour", "salut", "hola", "olá", "ola", "buongiorno", "guten", "goede", "bom dia", "buenos", "buenas",
+          "coucou")
 
 
-def small_talk_reply(message: str) -> str:
-    low = message.lower()
+def small_talk_reply(text: str, language: str | None = None) -> str:
+    """The canned reply to small talk (no model), in ``language`` (``ragline.messages``)."""
+    low = text.lower()
     for key, words in (("thanks", _THANKS), ("bye", _BYE), ("greeting", _HELLO)):
         if any(w in low for w in words):
-            return SMALL_TALK[key]
-    return SMALL_TALK["other"]
+            return message(f"small_talk_{key}", language)
+    return message("small_talk_other", language)
 
 
 def title_for(question: str) -> str:
@@ -239,9 +236,9 @@ class Conversations:
         followup = FollowupPlan(question=question, query=question, reason="not searched")
         turn: AnswerTurn | None = None
         if not opts.rag:
-            answer = yield from self._without_sources(question, turns, generator, is_llm, small_talk=False)
+            answer = yield from self._without_sources(question, scope, turns, generator, is_llm, small_talk=False)
         elif not gate.retrieve:
-            answer = yield from self._without_sources(question, turns, generator, is_llm, small_talk=True)
+            answer = yield from self._without_sources(question, scope, turns, generator, is_llm, small_talk=True)
         else:
             followup = plan(question, turns, rewrite=opts.rewrite, carry_sources=opts.carry_sources,
                             llm=llm_rewriter(generator) if is_llm and opts.rewrite else None)
@@ -279,17 +276,17 @@ class Conversations:
             log.info("answer policy unavailable (abstain): %s", exc)
             return "abstain"
 
-    def _without_sources(self, question: str, turns: builtins.list[Turn], generator: Any, is_llm: bool,
-                         *, small_talk: bool) -> AnswerEvents:
+    def _without_sources(self, question: str, scope: Scope, turns: builtins.list[Turn], generator: Any,
+                         is_llm: bool, *, small_talk: bool) -> AnswerEvents:
         """A reply with no retrieval: small talk (the gate), or retrieval off by request."""
         from ..answer.context import RAGContext as DocContext
         from ..answer.turn import GENERAL_SYSTEM
 
+        language = self.router.language(question, scope)
         answer = Answer(question=question, answer="", citations=[], abstained=not small_talk, generator="none",
-                        context=DocContext(enabled=False))
+                        context=DocContext(enabled=False), language=language)
         started = time.perf_counter()
-        text = small_talk_reply(question) if small_talk else (
-            "Retrieval is off for this request, and no model is configured to answer without documents.")
+        text = small_talk_reply(question, language) if small_talk else message("retrieval_off", language)
         if is_llm:
             history = AnswerTurn(history=[(t.role, t.content) for t in turns[-PROMPT_TURNS:]])
             system = ("You are a friendly assistant for questions about the user's documents. Reply briefly and "
