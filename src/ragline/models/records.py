@@ -227,6 +227,56 @@ class Aggregate:
     last: str
 
 
+BALANCE_SOURCES = ("ofx", "csv", "json", "truelayer", "api")
+"""Where a balance was read: an OFX ledger balance, a CSV running-balance column
+(its latest row), a JSON statement or the API, or the bank API's balance endpoint."""
+
+
+@dataclass(frozen=True)
+class Balance:
+    """What one account held on a day, as the bank said: ``amount`` (exact) in
+    ``currency`` as of ``as_of``, and where it was read (``BALANCE_SOURCES``). Kept per
+    (owner, account, currency, day); the latest day of each account is its balance."""
+
+    account: str
+    amount: Decimal
+    currency: str
+    as_of: date
+    source: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.account, str) or not self.account.strip():
+            raise ConfigError("account is missing")
+        if not isinstance(self.currency, str) or len(self.currency) != 3 or not self.currency.isalpha():
+            raise ConfigError(f"currency {self.currency!r} is not a three-letter code")
+        if self.source not in BALANCE_SOURCES:
+            raise ConfigError(f"balance source {self.source!r} is not one of {', '.join(BALANCE_SOURCES)}")
+        object.__setattr__(self, "currency", self.currency.upper())
+        object.__setattr__(self, "amount", parse_amount(self.amount))
+        as_of = self.as_of
+        if isinstance(as_of, datetime):
+            as_of = as_of.date()
+        elif not isinstance(as_of, date):
+            as_of = parse_timestamp(as_of).date()
+        object.__setattr__(self, "as_of", as_of)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape (JSON): the amount as an exact decimal string, the day in ISO form."""
+        return {"account": self.account, "amount": exact(self.amount, self.currency), "currency": self.currency,
+                "as_of": self.as_of.isoformat(), "source": self.source}
+
+
+def latest_balances(balances: list[Balance]) -> list[Balance]:
+    """The latest balance of each (account, currency) among ``balances`` (a later one
+    in the list wins a tie on the day), sorted by account and currency."""
+    latest: dict[tuple[str, str], Balance] = {}
+    for balance in balances:
+        held = latest.get((balance.account, balance.currency))
+        if held is None or balance.as_of >= held.as_of:
+            latest[(balance.account, balance.currency)] = balance
+    return [latest[k] for k in sorted(latest)]
+
+
 @dataclass
 class WriteReport:
     """What ``put_transactions`` (or ``delete_transactions``) did: counts, and every month (``YYYY-MM``) whose

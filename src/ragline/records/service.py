@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
 from ..models import Document, Scope, document_id
-from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
+from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
@@ -63,11 +63,12 @@ class ImportReport:
     months: list[str] = field(default_factory=list)
     documents: dict[str, Any] = field(default_factory=dict)
     accounts: list[dict[str, Any]] = field(default_factory=list)  # a bank API's accounts, as fetched
+    balances: list[Balance] = field(default_factory=list)  # the account balances the source stated
 
     def to_dict(self) -> dict[str, Any]:
         data = {"source": self.source, "format": self.format, "read": self.read, "added": self.added,
                 "updated": self.updated, "unchanged": self.unchanged, "failed": self.failed, "months": self.months,
-                "documents": self.documents}
+                "documents": self.documents, "balances": [b.to_dict() for b in self.balances]}
         return {**data, "accounts": self.accounts} if self.accounts else data
 
 
@@ -100,22 +101,24 @@ class Transactions:
                      options: ImportOptions | None = None) -> ImportReport:
         self._text_scope(scope)  # an owner first, before any parsing
         result: ImportResult = import_transactions(data, source, options, format)
-        report = self.put(result.transactions, scope, source=source, format=result.format)
+        report = self.put(result.transactions, scope, source=source, format=result.format, balances=result.balances)
         report.failed = [e.to_dict() for e in result.errors]
         return report
 
     def put(self, transactions: Iterable[Transaction], scope: Scope, *, source: str = "api",
-            format: str = "records") -> ImportReport:
-        """Store transactions (new ones added, changed ones updated in place), then
-        refresh the searchable text of the months they touched."""
+            format: str = "records", balances: Iterable[Balance] = ()) -> ImportReport:
+        """Store transactions (new ones added, changed ones updated in place) and the
+        account balances the source stated, then refresh the searchable text of the
+        months they touched."""
         text_scope = self._text_scope(scope)
-        items = list(transactions)
+        items, stated = list(transactions), list(balances)
         self.text.ensure_tenant(scope.tenant)
         written: WriteReport = self.records.put_transactions(scope, items)
+        self.records.put_balances(scope, stated)
         summary = self.refresh(text_scope, written.months)
         return ImportReport(source=source, format=format, read=len(items), added=written.added,
                             updated=written.updated, unchanged=written.unchanged, months=sorted(written.months),
-                            documents=summary.to_dict() if summary else {})
+                            documents=summary.to_dict() if summary else {}, balances=stated)
 
     def connect_truelayer(self, scope: Scope, *, code: str | None = None, redirect_uri: str | None = None,
                           refresh_token: str | None = None) -> ImportReport:
@@ -138,7 +141,8 @@ class Transactions:
             fetched = fetch(client, self._today(), settings.days)
         finally:
             client.close()
-        report = self.put(fetched.transactions, scope, source="truelayer", format="truelayer")
+        report = self.put(fetched.transactions, scope, source="truelayer", format="truelayer",
+                          balances=fetched.balances)
         report.failed, report.accounts = fetched.failed, fetched.accounts
         return report
 
@@ -172,6 +176,12 @@ class Transactions:
     def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:
         self._text_scope(scope)
         return self.records.find_transactions(scope, query or TransactionQuery())
+
+    def balances(self, scope: Scope) -> builtins.list[Balance]:
+        """The latest balance of each of the owner's accounts (per currency), with the
+        day it is as of and where it was read; none when no source stated one."""
+        self._text_scope(scope)
+        return self.records.find_balances(scope)
 
     def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> builtins.list[Aggregate]:
         """Count and exact sum per group (``model.GROUPS``) and currency."""

@@ -17,7 +17,16 @@ from typing import Any
 
 from ...errors import ConfigError
 from ...models import Scope
-from ...models.records import Aggregate, Transaction, TransactionQuery, WriteReport, key, scaled, unscaled
+from ...models.records import (
+    Aggregate,
+    Balance,
+    Transaction,
+    TransactionQuery,
+    WriteReport,
+    key,
+    scaled,
+    unscaled,
+)
 from .common import Database
 
 SCHEMA_RECORDS = """
@@ -47,6 +56,21 @@ CREATE TABLE IF NOT EXISTS transactions (
 CREATE INDEX IF NOT EXISTS transactions_day ON transactions (tenant, owner, day);
 """
 """The table, valid SQL for both backends (PostgreSQL adds its row-level security)."""
+
+SCHEMA_BALANCES = """
+CREATE TABLE IF NOT EXISTS balances (
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    owner TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    as_of TEXT NOT NULL,
+    amount BIGINT NOT NULL,
+    source TEXT NOT NULL,
+    updated DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (tenant, owner, account_id, currency, as_of)
+);
+"""
+"""Account balances as the bank gave them, one row per (owner, account, currency, day)."""
 
 _DATA = ("account_id", "day", "month", "timestamp", "description", "amount", "currency", "transaction_category",
          "merchant_name", "category_key", "merchant_key", "text_key", "flow", "extra", "hash")
@@ -173,8 +197,37 @@ class RecordsTables:
                 for r in self.db.rows(scope.tenant, sql, params)]
 
     def transaction_owners(self, tenant: str) -> list[str]:
-        sql = f"SELECT DISTINCT owner FROM transactions WHERE tenant = {self.db.mark} ORDER BY owner"
-        return [r[0] for r in self.db.rows(tenant, sql, [tenant])]
+        m = self.db.mark
+        sql = (f"SELECT owner FROM transactions WHERE tenant = {m} UNION "
+               f"SELECT owner FROM balances WHERE tenant = {m} ORDER BY owner")
+        return [r[0] for r in self.db.rows(tenant, sql, [tenant, tenant])]
+
+    def put_balances(self, scope: Scope, balances: Iterable[Balance]) -> int:
+        owner, m = _owner(scope), self.db.mark
+        latest = {(b.account, b.currency, b.as_of): b for b in balances}  # the same day twice: the last wins
+        if not latest:
+            return 0
+        now = time.time()
+        with self.db.transaction(scope.tenant) as cur:
+            cur.executemany(
+                f"INSERT INTO balances VALUES ({', '.join([m] * 8)}) "
+                "ON CONFLICT (tenant, owner, account_id, currency, as_of) DO UPDATE SET "
+                "amount = excluded.amount, source = excluded.source, updated = excluded.updated",
+                [(scope.tenant, owner, b.account, b.currency, b.as_of.isoformat(), scaled(b.amount), b.source, now)
+                 for b in latest.values()])
+        return len(latest)
+
+    def find_balances(self, scope: Scope, *, latest: bool = True) -> list[Balance]:
+        if scope.owner is None:
+            return []
+        m = self.db.mark
+        sql = f"SELECT account_id, amount, currency, as_of, source FROM balances b WHERE tenant = {m} AND owner = {m}"
+        if latest:
+            sql += (" AND as_of = (SELECT max(as_of) FROM balances c WHERE c.tenant = b.tenant AND "
+                    "c.owner = b.owner AND c.account_id = b.account_id AND c.currency = b.currency)")
+        sql += " ORDER BY account_id, currency, as_of"
+        return [Balance(account=r[0], amount=unscaled(r[1]), currency=r[2], as_of=r[3], source=r[4])
+                for r in self.db.rows(scope.tenant, sql, [scope.tenant, scope.owner])]
 
     def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
         owner, m = _owner(scope), self.db.mark
@@ -193,4 +246,6 @@ class RecordsTables:
                 report.months.update(r[0] for r in months)
                 deleted = cur.execute(f"DELETE FROM transactions WHERE {where}{extra}", [*params, *more])
                 report.deleted += max(deleted.rowcount, 0)
+            if transaction_ids is None:  # everything of the owner's money: the balances too
+                cur.execute(f"DELETE FROM balances WHERE {where}", params)
         return report

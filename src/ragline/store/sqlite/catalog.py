@@ -27,7 +27,7 @@ from ...models import Hit, Scope
 from ..base import Roles, VectorLookup
 from ..facade import Store
 from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
-from ..sql.records import SCHEMA_RECORDS, RecordsTables
+from ..sql.records import SCHEMA_BALANCES, SCHEMA_RECORDS, RecordsTables
 from ..sql.usage import SCHEMA_USAGE, UsageTables
 from ..types import (
     ChunkRecord,
@@ -133,6 +133,7 @@ class SQLiteStore(AdminTables):
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
             conn.executescript(SCHEMA_RECORDS)
+            conn.executescript(SCHEMA_BALANCES)
             conn.executescript(SCHEMA_USAGE)
             self._migrate(conn)
             conn.executescript(INDEXES_ADMIN)
