@@ -166,3 +166,32 @@ class RecordsContract(_Base):
         assert len(records.records.find_balances(ANN)) == 3
         records.records.delete_transactions(ANN)  # everything of the owner's: the balances go too
         assert records.records.find_balances(ANN, latest=False) == []
+
+    def test_category_sources_rules_and_text_states(self, records: Store, make_store) -> None:
+        inferred = Transaction(transaction_id="i1", account_id="cur", timestamp="2024-04-01", description="BOOTS 12",
+                               amount=Decimal("-3.00"), currency="GBP", transaction_category="Personal care",
+                               merchant_name="Boots", category_source="inferred")
+        records.records.put_transactions(ANN, [inferred, SAMPLE[0], tx("n1", "2024-04-02", "-1.00", None, None)])
+        reopened = make_store()
+        try:
+            back = {t.transaction_id: t for t in reopened.records.find_transactions(ANN, TransactionQuery())}
+        finally:
+            reopened.close()
+        assert (back["i1"].category_source, back["t1"].category_source, back["n1"].category_source) == (
+            "inferred", "bank", None)
+        assert back["i1"] == inferred
+        records.records.put_category_rules(ANN, {("merchant", "boots"): "Shopping", ("transaction", "t1"): "Gifts"})
+        records.records.put_category_rules(ANN, {("merchant", "boots"): "Personal care"})  # replaced
+        assert records.records.category_rules(ANN) == {("merchant", "boots"): "Personal care",
+                                                       ("transaction", "t1"): "Gifts"}
+        records.records.put_category_rules(ANN, {("transaction", "t1"): None})  # removed
+        assert records.records.category_rules(ANN) == {("merchant", "boots"): "Personal care"}
+        with pytest.raises(ConfigError, match="merchant"):
+            records.records.put_category_rules(ANN, {("shop", "x"): "Gifts"})
+        records.records.put_text_states(ANN, {"2024-04": "embedding failed: down", "2024-01": None})
+        records.records.put_text_states(ANN, {"2024-04": None})
+        assert records.records.text_states(ANN) == {"2024-01": None, "2024-04": None}
+        assert records.records.category_rules(BOB) == {} and records.records.text_states(BOB) == {}
+        assert records.records.text_states(Scope("other", ("kb",), "ann")) == {}
+        records.records.delete_transactions(ANN)
+        assert records.records.category_rules(ANN) == {} and records.records.text_states(ANN) == {}

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ConfigError
+from ..errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError, RaglineError
 from ..models import Document, Scope, document_id
 from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
+from .categories import Categorizer, categorise
 from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
 from .phrasing import records_answer
@@ -28,12 +30,18 @@ from .router import MoneyRoute, classify, route
 
 if TYPE_CHECKING:
     from ..answer import Answer, Generator
+    from ..embed import Embedder
     from ..settings import Settings
     from ..store.base import Records
 
 
+log = logging.getLogger(__name__)
+
+
 class Written(Protocol):
     """What writing documents reports (``ingest.pipeline.IngestSummary``)."""
+
+    failed: list[dict[str, str]]
 
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -64,22 +72,47 @@ class ImportReport:
     documents: dict[str, Any] = field(default_factory=dict)
     accounts: list[dict[str, Any]] = field(default_factory=list)  # a bank API's accounts, as fetched
     balances: list[Balance] = field(default_factory=list)  # the account balances the source stated
+    text: TextState = field(default_factory=lambda: TextState())
 
     def to_dict(self) -> dict[str, Any]:
         data = {"source": self.source, "format": self.format, "read": self.read, "added": self.added,
                 "updated": self.updated, "unchanged": self.unchanged, "failed": self.failed, "months": self.months,
-                "documents": self.documents, "balances": [b.to_dict() for b in self.balances]}
+                "documents": self.documents, "balances": [b.to_dict() for b in self.balances],
+                "text": self.text.to_dict()}
         return {**data, "accounts": self.accounts} if self.accounts else data
+
+
+@dataclass
+class TextState:
+    """The searchable side of an import: ``ok`` when every month it wrote is written,
+    ``failed`` (with each month's error) when some could not be (e.g. the embedder
+    was down: the transactions are stored, and the next import or ``ragline
+    transactions reindex`` rebuilds those months); ``rebuilt``: months an earlier
+    import had left unwritten, written now."""
+
+    failed: dict[str, str] = field(default_factory=dict)
+    rebuilt: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": "ok" if self.ok else "failed", "rebuilt": self.rebuilt,
+                "failed": [{"month": m, "error": e} for m, e in sorted(self.failed.items())]}
 
 
 class Transactions:
     """One store's transactions: every method takes a scope whose owner is the user."""
 
-    def __init__(self, records: Records, text: TextIndex, settings: Settings, today: date | None = None) -> None:
+    def __init__(self, records: Records, text: TextIndex, settings: Settings, today: date | None = None,
+                 embedder: Callable[[], Embedder] | None = None) -> None:
         self.records = records  # the store's records role
         self.text = text
         self.settings = settings
         self.today = today  # None: the real date (tests fix it)
+        self.categorizer = Categorizer()
+        self._embedder = embedder  # the engine's, loaded when inference first needs it
 
     def _text_scope(self, scope: Scope) -> Scope:
         if scope.owner is None:
@@ -111,14 +144,33 @@ class Transactions:
         account balances the source stated, then refresh the searchable text of the
         months they touched."""
         text_scope = self._text_scope(scope)
-        items, stated = list(transactions), list(balances)
+        stated = list(balances)
         self.text.ensure_tenant(scope.tenant)
+        items = self.categorise(scope, list(transactions))
         written: WriteReport = self.records.put_transactions(scope, items)
         self.records.put_balances(scope, stated)
-        summary = self.refresh(text_scope, written.months)
+        # Months whose text an earlier import left unwritten (or, in a store from before
+        # text states were kept, never recorded) are rebuilt with this import's.
+        states = self.records.text_states(text_scope)
+        owed = {m for m, error in states.items() if error is not None}
+        owed |= {a.key for a in self.records.aggregate_transactions(text_scope, TransactionQuery(), "month")
+                 if a.key and a.key not in states}
+        summary, text = self.refresh(text_scope, written.months | owed)
+        text.rebuilt = sorted(m for m in owed - written.months if m not in text.failed)
         return ImportReport(source=source, format=format, read=len(items), added=written.added,
                             updated=written.updated, unchanged=written.unchanged, months=sorted(written.months),
-                            documents=summary.to_dict() if summary else {}, balances=stated)
+                            documents=summary.to_dict() if summary else {}, balances=stated, text=text)
+
+    def categorise(self, scope: Scope, transactions: builtins.list[Transaction]) -> builtins.list[Transaction]:
+        """Merchants and categories for transactions about to be stored: the owner's
+        corrections, else the bank's, else inferred (``categories``)."""
+        if self._embedder is not None and self.categorizer.embedder is None:
+            try:
+                self.categorizer.embedder = self._embedder()
+            except RaglineError as exc:  # no model: the rules alone
+                log.warning("category inference without the embedding model: %s", exc)
+                self._embedder = None
+        return categorise(transactions, self.records.category_rules(scope), self.categorizer)
 
     def connect_truelayer(self, scope: Scope, *, code: str | None = None, redirect_uri: str | None = None,
                           refresh_token: str | None = None) -> ImportReport:
@@ -152,12 +204,25 @@ class Transactions:
         self.refresh(self._text_scope(scope), written.months)
         return written.deleted
 
-    def refresh(self, scope: Scope, months: Iterable[str]) -> Written | None:
-        """Rebuild the statement and summary documents of ``months`` from the store;
-        a month left with no transactions loses its documents."""
+    def reindex(self, scope: Scope) -> ImportReport:
+        """Rebuild the searchable text of every month of the owner's transactions (what
+        ``ragline transactions reindex`` runs after a failed import's text side)."""
+        text_scope = self._text_scope(scope)
+        self.text.ensure_tenant(scope.tenant)
+        months = {a.key for a in self.records.aggregate_transactions(text_scope, TransactionQuery(), "month") if a.key}
+        months |= set(self.records.text_states(text_scope))  # a month emptied since: its documents go
+        summary, text = self.refresh(text_scope, months)
+        text.rebuilt = sorted(months - set(text.failed))
+        return ImportReport(source="reindex", format="records", months=sorted(months),
+                            documents=summary.to_dict() if summary else {}, text=text)
+
+    def refresh(self, scope: Scope, months: Iterable[str]) -> tuple[Written | None, TextState]:
+        """Rebuild the statement and summary documents of ``months`` from the store (a
+        month left with no transactions loses its documents), and record which months'
+        text is written and which failed, and why."""
         records = self.records
-        documents, gone = [], []
-        for month in sorted(set(months)):
+        documents, gone, wanted = [], [], sorted(set(months))
+        for month in wanted:
             rows = records.find_transactions(scope, month_query(month))
             if not rows:
                 gone += [document_id(scope, STATEMENT.format(month=month)),
@@ -168,9 +233,21 @@ class Transactions:
                           for flows, by in ((("spend", "refund"), "category"), (("spend", "refund"), "merchant"),
                                             (None, "flow"))]
             documents.append(summary_document(month, *aggregates))
-        if gone:
-            self.text.delete(scope, gone)
-        return self.text.add_documents(documents, scope) if documents else None
+        state = TextState()
+        summary: Written | None = None
+        try:
+            if gone:
+                self.text.delete(scope, gone)
+            summary = self.text.add_documents(documents, scope) if documents else None
+        except (EmbedderError, NotFoundError, ModelMismatchError, ConfigError) as exc:
+            state.failed = {m: str(exc) for m in wanted}
+        for failure in summary.failed if summary is not None else []:
+            month = failure.get("path", "").rsplit("/", 1)[-1]
+            if month in wanted:
+                state.failed.setdefault(month, failure.get("error", "not written"))
+        if wanted:
+            records.put_text_states(scope, {m: state.failed.get(m) for m in wanted})
+        return summary, state
 
     # -- read -----------------------------------------------------------------------------
     def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:

@@ -265,7 +265,8 @@ class Records(Protocol):
 
     def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
         """Delete the owner's transactions with these ids (None: all of them, and the
-        owner's balances); returns how many (``deleted``) and the months they were in."""
+        owner's balances, category corrections and text states); returns how many
+        (``deleted``) and the months they were in."""
         ...
 
     def transaction_owners(self, tenant: str) -> list[str]:
@@ -280,6 +281,26 @@ class Records(Protocol):
     def find_balances(self, scope: Scope, *, latest: bool = True) -> list[Balance]:
         """The owner's balances, by account and currency (then day): only the latest
         day of each (account, currency) unless ``latest`` is False (every day kept)."""
+        ...
+
+    def put_category_rules(self, scope: Scope, rules: Mapping[tuple[str, str], str | None]) -> None:
+        """Keep the owner's category corrections: (kind, target) → category, kind one of
+        ``sql.records.RULE_KINDS`` (``"merchant"`` and ``"learned"``: a merchant key,
+        ``"transaction"``: an id); None removes one. One transaction."""
+        ...
+
+    def category_rules(self, scope: Scope) -> dict[tuple[str, str], str]:
+        """The owner's category corrections, as ``put_category_rules`` keeps them."""
+        ...
+
+    def put_text_states(self, scope: Scope, states: Mapping[str, str | None]) -> None:
+        """Record whether each month's (``YYYY-MM``) searchable text was written: None
+        when it was, else the error that stopped it."""
+        ...
+
+    def text_states(self, scope: Scope) -> dict[str, str | None]:
+        """Month → None (its text is written) or the error of its last attempt; months
+        never recorded are absent."""
         ...
 
 
