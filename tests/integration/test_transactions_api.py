@@ -69,10 +69,17 @@ def test_json_records_owner_bound_keys_and_ask(live) -> None:
     with server.client(live["bob_key"]) as bob:
         wrong = bob.post("/v1/transactions", json={**body, "owner": "ann"})
         assert wrong.status_code == 403  # a key bound to bob cannot write as ann
-        broken = bob.post("/v1/transactions", json={"transactions": [{**body["transactions"][0], "amount": "1.2.3"}]})
-        assert broken.status_code == 422 and "transactions[0]: amount" in broken.json()["error"]["message"]
+        # A batch is taken row by row: bad rows are listed, the good ones stored (as a file's are).
+        batch = {"transactions": [{**body["transactions"][0], "amount": "1.2.3"}, body["transactions"][0],
+                                  {"transaction_id": "b9", "account_id": "cur", "timestamp": "2024-05-04"},
+                                  {**body["transactions"][1], "colour": "red"}]}
+        partial = bob.post("/v1/transactions", json=batch)
+        assert partial.status_code == 200, partial.text
+        failed = partial.json()["failed"]
+        assert [f["item"] for f in failed] == [0, 2, 3] and partial.json()["added"] == 1
+        assert "amount" in failed[0]["error"] and "amount" in failed[1]["error"] and "colour" in failed[2]["error"]
         stored = bob.post("/v1/transactions", json=body)
-        assert stored.status_code == 200 and stored.json()["added"] == 2
+        assert stored.status_code == 200 and (stored.json()["added"], stored.json()["unchanged"]) == (1, 1)
         assert bob.get("/v1/transactions", params={"owner": "ann"}).status_code == 403
         mine = bob.get("/v1/transactions").json()["transactions"]
         assert [(t["transaction_id"], t["amount"]) for t in mine] == [("b2", "-0.10"), ("b1", "-12.40")]
