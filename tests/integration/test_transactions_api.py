@@ -88,6 +88,15 @@ def test_json_records_owner_bound_keys_and_ask(live) -> None:
         assert answer["route"]["name"] == "records" and answer["records"]["table"]["rows"] == [["EUR", "12.50", 2,
                                                                                                   "0.00"]]
         assert "12.50 EUR on Groceries in May 2024" in answer["answer"] and answer["citations"][0]["n"] == 1
+        fix = bob.post("/v1/transactions/categorize", json={"target": "lidl", "category": "eating_out"})
+        assert fix.status_code == 200, fix.text
+        assert (fix.json()["kind"], fix.json()["category"], fix.json()["updated"]) == ("merchant", "Eating out", 2)
+        assert {(t["transaction_category"], t["category_source"])
+                for t in bob.get("/v1/transactions").json()["transactions"]} == {("Eating out", "user")}
+        assert bob.post("/v1/transactions/categorize", json={"owner": "ann", "target": "x",
+                                                             "category": "y"}).status_code == 403
+        assert bob.get("/v1/transactions/balances").json() == {"balances": []}
+        assert bob.post("/v1/transactions/reindex").json()["text"]["state"] == "ok"
     with server.client(live["key"]) as client:
         ann = client.post("/v1/ask", json={"collection": "transactions", "owner": "ann",
                                            "question": "Where am I spending the most money?"}).json()
