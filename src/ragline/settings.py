@@ -342,6 +342,7 @@ class RecordsSettings(BaseModel):
     to (private to each owner), and the bank connector."""
 
     collection: str = "transactions"
+    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")  # a statement's, when nothing in it tells
     truelayer: TrueLayerSettings = TrueLayerSettings()
 
     @field_validator("collection")

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import LoaderError
 from ...models import stable_id
-from ...models.records import Transaction
+from ...models.records import Balance, Transaction
 
 
 @dataclass(frozen=True)
@@ -18,13 +18,16 @@ class ImportOptions:
     """How to read a file where it does not say: the account and currency to use when
     it has no such column, CSV column names for fields (``{"timestamp": "Booking
     date"}``), the decimal separator (``","`` or ``"."``; None: detected), and day
-    order in numeric dates (``"dmy"``, ``"mdy"``, ``"ymd"``; None: detected)."""
+    order in numeric dates (``"dmy"``, ``"mdy"``, ``"ymd"``; None: detected).
+    ``default_currency`` (``records.currency``) is used last, when the file's own cells
+    do not tell the currency either."""
 
     account_id: str | None = None
     currency: str | None = None
     columns: dict[str, str] = field(default_factory=dict)
     decimal: str | None = None
     date_order: str | None = None
+    default_currency: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,11 +43,13 @@ class RowError:
 
 @dataclass
 class ImportResult:
-    """The transactions a file held, and the rows that could not be read."""
+    """The transactions a file held, the rows that could not be read, and the account
+    balances it stated (an OFX ledger balance, a CSV running balance's latest row)."""
 
     format: str
     transactions: list[Transaction] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
+    balances: list[Balance] = field(default_factory=list)
 
 
 def decode(data: bytes, source: str) -> str:

@@ -16,9 +16,9 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ConfigError, LoaderError
-from ...models.records import Transaction
+from ...models.records import Balance, Transaction
 from .common import IdMaker, ImportOptions, ImportResult, RowError, decode
-from .formats import detect_date_order, detect_decimal, parse_date, parse_number
+from .formats import detect_currency, detect_date_order, detect_decimal, parse_date, parse_number
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "transaction_id": ("transaction id", "transaction_id", "transactionid", "id", "fitid", "transaction reference"),
@@ -36,10 +36,16 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "credit": ("credit", "credit amount", "money in", "paid in", "deposit", "deposits", "in", "haben"),
     "currency": ("currency", "ccy", "currency code", "währung", "waehrung", "divisa", "devise"),
     "transaction_category": ("transaction_category", "category", "transaction category", "spending category",
-                             "subcategory", "kategorie"),
+                             "kategorie"),
     "account_id": ("account_id", "account", "account id", "account number", "accountid", "iban", "konto"),
 }
-"""Field → header names it is read from, best first (compared after ``normalise``)."""
+"""Field → header names it is read from, best first (compared after ``normalise``).
+Barclays' ``Subcategory`` is a payment type (``PAYMENT``, ``DIRECTDEBIT``), not a
+spending category: it stays in ``extra``, and the category is inferred."""
+
+BALANCE_HEADERS = ("balance", "running balance", "account balance", "balance after", "saldo", "kontostand",
+                   "solde")
+"""A running-balance column (kept in ``extra`` too): its latest row is the account's balance."""
 
 _HINT = re.compile(r"\(([A-Za-z]{3})\)")  # "Amount (GBP)"
 
@@ -110,24 +116,55 @@ def _rows(source: str, header: list[str], mapping: dict[str, int], body: list[tu
     amounts = [cell(r, f) for _, r in body for f in ("amount", "debit", "credit")]
     decimal = options.decimal or detect_decimal(amounts)
     hinted = next((m[1].upper() for h in header for m in [_HINT.search(h)] if m), None)
-    default_currency = options.currency or hinted
+    default_currency = (options.currency or hinted or detect_currency(amounts)
+                        or detect_currency(cell(r, "account_id") for _, r in body[:50]) or options.default_currency)
     if "currency" not in mapping and not default_currency:
-        raise LoaderError(source, "no currency column and no currency given (--currency GBP)")
+        raise LoaderError(source, "no currency column, no currency sign in the amounts and no currency given "
+                                  "(--currency GBP, or RAGLINE_RECORDS__CURRENCY for every import)")
     # Numeric dates that never tell their order: US files are month first, the rest day first.
     currencies = {(cell(r, "currency") or default_currency or "").upper() for _, r in body[:50]}
     order = options.date_order or detect_date_order((cell(r, "timestamp") for _, r in body),
                                                     default="mdy" if currencies == {"USD"} else "dmy")
     used = set(mapping.values())
+    names = [normalise(h) for h in header]
+    balance_at = next((names.index(n) for n in BALANCE_HEADERS if n in names and names.index(n) not in used), None)
     make_id = IdMaker()
     result = ImportResult(format="csv")
+    running: list[tuple[Transaction, str]] = []  # (transaction, its balance cell), in file order
     for line, row in body:
         try:
-            result.transactions.append(_transaction(row, cell, decimal, order, default_currency, options, make_id,
-                                                    {h: v for i, (h, v) in enumerate(zip(header, row))
-                                                     if i not in used and v.strip()}))
+            tx = _transaction(row, cell, decimal, order, default_currency, options, make_id,
+                              {h: v for i, (h, v) in enumerate(zip(header, row)) if i not in used and v.strip()})
         except ConfigError as exc:
             result.errors.append(RowError(line, str(exc)))
+            continue
+        result.transactions.append(tx)
+        if balance_at is not None and balance_at < len(row) and row[balance_at].strip():
+            running.append((tx, row[balance_at].strip()))
+    result.balances = _balances(running, decimal)
     return result
+
+
+def _balances(running: list[tuple[Transaction, str]], decimal: str) -> list[Balance]:
+    """Each account's balance after its latest row by date. Statements list rows oldest
+    or newest first: on the latest day, the row the file lists last in its own order."""
+    if not running:
+        return []
+    newest_first = running[0][0].timestamp > running[-1][0].timestamp
+    latest: dict[tuple[str, str], tuple[tuple[Any, int], Transaction, str]] = {}
+    for position, (tx, cell) in enumerate(running):
+        rank = (tx.timestamp, -position if newest_first else position)
+        held = latest.get((tx.account_id, tx.currency))
+        if held is None or rank > held[0]:
+            latest[(tx.account_id, tx.currency)] = (rank, tx, cell)
+    out = []
+    for (account, currency), (_, tx, cell) in sorted(latest.items()):
+        try:
+            amount = parse_number(cell, decimal)
+        except ConfigError:
+            continue  # a balance cell that is not a number states no balance
+        out.append(Balance(account=account, amount=amount, currency=currency, as_of=tx.timestamp, source="csv"))
+    return out
 
 
 def _transaction(row: list[str], cell: Any, decimal: str, order: str, currency: str | None, options: ImportOptions,
