@@ -179,6 +179,8 @@ class AnswerSettings(BaseModel):
     # Abstain when no hit's cosine(question, chunk) reaches this floor. None: the floor
     # measured for the collection's embedding model (the embedder registry, ragline.embed.registry).
     relevance_floor: float | None = Field(default=None, ge=-1.0, le=1.0)
+    # ... lowered per collection to what questions about nothing score there (answer/floor.py).
+    calibrate_floor: bool = True
     candidates: int = Field(default=10, ge=1, le=100)  # hits retrieved before the context builder
     neighbours: int = Field(default=0, ge=0, le=3)  # adjacent chunks added to each source when they fit
     # Claims that fail the check (answer.claims: a wrong figure, a figure for the wrong

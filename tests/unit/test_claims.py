@@ -130,3 +130,14 @@ ROWS = [RecordRow("Groceries", Decimal("412.80"), "GBP"), RecordRow("Transport",
 ])
 def test_money_sentences_must_keep_the_computed_pairs(sentence: str, status: str) -> None:
     assert check_records_claim(sentence, ROWS).status == status
+
+
+def test_running_headers_and_footers_leave_the_sentence_a_page_break_cut() -> None:
+    from ragline.ingest.loaders.pdf import strip_running
+
+    pages = ["Acme Bank | Deposits\nRates\nYou may deposit up to Rs. 1.5\nPage 1 of 2",
+             "Acme Bank | Deposits\nlakh in a financial year.\nPage 2 of 2"]
+    first, second = strip_running(pages)
+    assert first == "Rates\nYou may deposit up to Rs. 1.5" and second == "lakh in a financial year."
+    assert rejoin([first, second])[-1].endswith("up to Rs. 1.5 lakh in a financial year.")
+    assert strip_running(["One page\nPage 1 of 1"]) == ["One page\nPage 1 of 1"]

@@ -262,7 +262,8 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
     common = _QUESTION_WORDS | _stopwords(language)
     for i, word in enumerate(words):
         if (word in common or len(word) < 3 or word in vocabulary or any(c.isdigit() for c in word)
-                or (language == "english" and word.endswith(("ly", "ed", "ing", "est")))):
+                or (language == "english" and word.endswith(("ly", "ed", "est")))
+                or (len(word) >= 6 and any(v.startswith(word[:6]) for v in vocabulary))):  # "withdraw": withdrawal
             continue
         head_at = i - step
         if (not 0 <= head_at < len(words) or words[head_at] in common or len(words[head_at]) < 3

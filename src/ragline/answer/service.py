@@ -40,6 +40,7 @@ from ..tracing import span
 from .claims import definitions, fold
 from .constraints import MIN_COVERAGE, WEAK, Sibling, missing_constraints, missing_sibling, term_coverage
 from .context import ContextBuilder, RAGContext
+from .floor import FloorCalibrator
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
@@ -62,7 +63,7 @@ _LONG_FORM = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+(?:of\s+|for\s+|and\s+)?[A-Z][a-
 
 
 # A kind word this close (cosine) to a kind the sources name means that kind.
-ALIKE = 0.55
+ALIKE = 0.5
 
 
 def _alike(embedder: Embedder, word: str, kinds: list[str]) -> bool:
@@ -188,6 +189,30 @@ class Answerer:
         configured = self.settings.answer.relevance_floor
         return configured if configured is not None else abstain_floor(self.embedder)
 
+    def scope_floor(self, scope: Scope) -> float | None:
+        """The floor for a question in ``scope``: a configured floor as it is; the
+        model's lowered to what questions about nothing score in these collections
+        (``answer.floor``), unless ``answer.calibrate_floor`` is off."""
+        base = self.floor()
+        if base is None or self.settings.answer.relevance_floor is not None or not self.settings.answer.calibrate_floor:
+            return base
+        wanted = set(scope.collections)
+        size = tuple(sorted(f"{c.name}:{c.chunks}" for c in self.store.list_collections(scope.tenant)
+                            if not wanted or c.name in wanted))
+
+        def best(vector: np.ndarray) -> float | None:
+            try:
+                hits = self.store.get_hits(scope, self.store.dense_search(scope, vector, 1))
+            except (ConfigError, NotFoundError):
+                return None
+            return max(self.relevance(scope, hits, vector).values(), default=None)
+
+        return self.calibrator.floor(scope, base, size, best)
+
+    @cached_property
+    def calibrator(self) -> FloorCalibrator:
+        return FloorCalibrator(self.embedder)
+
     def relevance(self, scope: Scope, hits: list[Hit], query_vector: np.ndarray | None,
                   memo: Embedder | None = None) -> dict[str, float]:
         """cosine(question, chunk) per hit, from the stored vectors (embedded only if
@@ -235,7 +260,7 @@ class Answerer:
                 pass
             embed_ms += (time.perf_counter() - embed_started) * 1000
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
-        floor = self.floor()
+        floor = self.scope_floor(scope)
         max_tokens, max_sources = answer_settings.max_tokens, answer_settings.max_sources
         if turn is not None:  # per-request bounds
             max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
@@ -426,7 +451,11 @@ class Answerer:
         return out
 
     def _holds(self, phrase: str, scope: Scope, searcher: Searcher) -> bool:
-        """Does any document of the scope hold ``phrase`` as written (plural or not)?"""
+        """Does any document of the scope hold ``phrase`` as written (plural or not,
+        a hyphen or a space: "per-transaction limit" in "limit per transaction")?"""
+        if "-" in phrase and self._holds(phrase.split()[0].replace("-", " ") if " " in phrase else phrase.replace(
+                "-", " "), scope, searcher):
+            return True
         wanted = re.compile(r"\b" + r"\W+".join(re.escape(fold(w).rstrip("s")) + r"\w{0,2}" for w in phrase.split())
                             + r"\b")
         return any(wanted.search(fold(hit.text)) for hit in self._lookup(phrase, scope, searcher, 10))

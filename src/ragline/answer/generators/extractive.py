@@ -104,10 +104,11 @@ class ExtractiveGenerator:
         scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
         # The question's kind words ("home" of "home loan" beside personal loans): a
         # sentence whose source never names the asked kind answers a sibling.
-        labels = {s.n: fold(f"{s.title or ''} {s.section or ''} {s.text}") for s in request.context.sources}
-        kinds = kind_terms(request.question, list(labels.values()))
+        labels = {s.n: fold(f"{s.title or ''} {s.section or ''}") for s in request.context.sources}
+        kinds = kind_terms(request.question, [f"{s.title or ''} {s.section or ''} {s.text}"
+                                              for s in request.context.sources])
         for candidate, score in zip(candidates, scores):
-            label = labels.get(candidate.n, "")
+            label = f"{labels.get(candidate.n, '')} {fold(candidate.text)}"  # where it is said, and what
             missing = [k for k in kinds if not re.search(rf"\b{re.escape(k)}", label)]
             candidate.score = float(score) * (KIND_PENALTY if missing else 1.0)
         best = max(c.score for c in candidates)

@@ -36,6 +36,7 @@ class PdfLoader:
         except _Malformed as exc:
             pages, sections, title = _read_with_pdfminer(data, source, password, first_error=str(exc))
             rendered = False  # no page renderer for a file PDFium refused: no OCR either
+        pages = strip_running(pages)
         textless = [number for number, text in enumerate(pages, start=1) if not text]
         read = _ocr_pages(data, password, textless, options, source) if textless and rendered else {}
         blocks: list[Block] = []
@@ -102,6 +103,42 @@ def _ocr_pages(data: bytes, password: str | None, numbers: list[int], options: L
         return read
     finally:
         pdf.close()
+
+
+# Lines at a page's top or bottom that repeat on most pages are running headers and
+# footers ("Bank Ltd. | Fixed Deposits", "Page 2 of 3"): left in, they land inside the
+# sentence a page break cut ("Rs. 1.5 <header> lakh").
+_EDGE_LINES = 3
+
+
+def strip_running(pages: list[str]) -> list[str]:
+    """``pages`` without their running headers and footers: a line among the first or
+    last three of a page whose text (numbers aside) is at the edge of at least half
+    the pages, and of two at least."""
+    texts = [p for p in pages if p.strip()]
+    if len(texts) < 2:
+        return pages
+
+    def key(line: str) -> str:
+        return re.sub(r"\d+", "#", " ".join(line.split()).lower())
+
+    seen: dict[str, int] = {}
+    for text in texts:
+        lines = [line for line in text.split("\n") if line.strip()]
+        for k in {key(line) for line in lines[:_EDGE_LINES] + lines[-_EDGE_LINES:]}:
+            seen[k] = seen.get(k, 0) + 1
+    running = {k for k, n in seen.items() if n >= max(2, (len(texts) + 1) // 2) and len(k) > 3}
+    if not running:
+        return pages
+    out = []
+    for text in pages:
+        lines = text.split("\n")
+        content = [i for i, line in enumerate(lines) if line.strip()]
+        edges = set(content[:_EDGE_LINES] + content[-_EDGE_LINES:])
+        kept = [line for i, line in enumerate(lines) if not (i in edges and key(line) in running)]
+        # A page that is nothing but such lines (a caption per page) keeps them.
+        out.append("\n".join(kept).strip() if any(line.strip() for line in kept) else text)
+    return out
 
 
 def _clean(text: str) -> str:
