@@ -46,10 +46,28 @@ def test_kind_words_are_found_in_english_and_spanish_order() -> None:
     found = missing_sibling("What does an extra-large locker cost?",
                             ["A small locker costs Rs. 1,500 and a large locker Rs. 4,000."], nowhere)
     assert found is not None and (found.asked, found.covered) == ("extra-large locker", "small locker")
-    spanish = missing_sibling("cuánto cuesta una bicicleta tándem", ["Una bicicleta eléctrica cuesta 45 € al día."],
+    spanish = missing_sibling("cuánto cuesta una bicicleta tándem", ["Una bicicleta eléctrica cuesta 45 € al día y una bicicleta infantil 12 €."],
                               nowhere, language="spanish")
     assert spanish is not None and spanish.covered == "bicicleta eléctrica"
     # a word the collection holds somewhere is a paraphrase, not a missing product
     assert missing_sibling("What is the rate on a car loan?", [LOANS], lambda word: True) is None
     assert missing_sibling("How much do you take if I close my deposit early?",
                            ["Closing a deposit before maturity costs 1% of the rate."], nowhere) is None
+
+
+def test_the_floor_of_a_collection_comes_from_its_own_background(tmp_path) -> None:
+    engine = Engine(Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing")))
+    try:
+        engine.add_documents([Document(source="loans.md", blocks=[Block(LOANS)])], SCOPE)
+        answerer = engine.answerer
+        answerer.floor = lambda: 0.5  # type: ignore[method-assign]  # a model floor for the test embedder
+        floor = answerer.scope_floor(SCOPE)
+        assert floor is not None and 0.5 - 0.12 <= floor < 0.5  # off-topic probes score low on hashed words
+        calls = []
+        answerer.calibrator._probe_vectors = lambda: calls.append(1)  # type: ignore[method-assign]
+        assert answerer.scope_floor(SCOPE) == floor and not calls  # cached
+        engine.add_documents([Document(source="more.md", blocks=[Block("Savings pay 3% a year.")])], SCOPE)
+        answerer.scope_floor(SCOPE)
+        assert calls  # a new document: computed again
+    finally:
+        engine.close()

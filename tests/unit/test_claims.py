@@ -141,3 +141,11 @@ def test_running_headers_and_footers_leave_the_sentence_a_page_break_cut() -> No
     assert first == "Rates\nYou may deposit up to Rs. 1.5" and second == "lakh in a financial year."
     assert rejoin([first, second])[-1].endswith("up to Rs. 1.5 lakh in a financial year.")
     assert strip_running(["One page\nPage 1 of 1"]) == ["One page\nPage 1 of 1"]
+
+
+def test_a_collection_floor_is_lowered_to_its_background_and_never_raised() -> None:
+    from ragline.answer.floor import MARGIN, MAX_LOWER, calibrated
+
+    assert calibrated(0.39, [0.20, 0.25]) == pytest.approx(0.25 + MARGIN)  # paraphrases at 0.3 pass here
+    assert calibrated(0.39, [0.05]) == pytest.approx(0.39 - MAX_LOWER)  # lowered by a bounded step
+    assert calibrated(0.39, [0.45]) == 0.39 and calibrated(0.39, []) == 0.39  # never above the model's

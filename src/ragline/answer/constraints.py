@@ -180,6 +180,16 @@ class AnswerType:
 
 
 _ANSWER_TYPES: list[tuple[re.Pattern[str], AnswerType]] = [
+    # Spanish first: "¿cuánto tiempo…?", "¿a qué hora…?", "¿cuántos…?", "¿cuánto cuesta…?"
+    (re.compile(r"\bcu[aá]nto tiempo\b|\bcu[aá]ntos d[ií]as\b|\bplazo\b|\bcu[aá]ndo\b", re.IGNORECASE),
+     AnswerType(re.compile(r"\d+\s*(?:d[ií]as?|semanas?|mes(?:es)?|años?|horas?|minutos?)\b|\binmediat",
+                           re.IGNORECASE))),
+    (re.compile(r"\ba qu[eé] hora\b|\bhorarios?\b|\bcerr[aá]is\b|\babr[ií]s\b", re.IGNORECASE),
+     AnswerType(re.compile(r"\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s*h\b|\bcerrad", re.IGNORECASE), leads=True)),
+    (re.compile(r"\bcu[aá]nt[oa]s\b(?! d[ií]as)", re.IGNORECASE),
+     AnswerType(re.compile(r"\b\d+\b", re.IGNORECASE))),
+    (re.compile(r"\bcu[aá]nto\b|\bprecio\b|\bcuesta\b|\bcobr[aá]is\b|\btarifa\b|\bgastos?\b", re.IGNORECASE),
+     AnswerType(re.compile(r"€|\beuros?\b|\bgratis\b|\bgratuit|%", re.IGNORECASE), leads=True)),
     (re.compile(r"\bhow (?:long|fast|soon|quickly)\b|\bwhen will\b", re.IGNORECASE),
      AnswerType(re.compile(r"\d+\s*(?:(?:-|to)\s*\d+\s*)?(?:business\s+|calendar\s+|working\s+)?"
                            r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|"
@@ -212,6 +222,10 @@ def answer_type(question: str) -> AnswerType | None:
 
 # -- siblings: the asked product is not the one the documents cover ----------------
 _QUESTION_WORDS = frozenset(["what", "whats", "which", "when", "where", "who", "whom", "whose", "why", "how", "much", "many", "long", "does", "do", "did", "is", "are", "can", "could", "would", "should", "will", "may", "might", "shall", "the", "a", "an", "my", "your", "our", "their", "its", "this", "that", "these", "those", "there", "here", "for", "from", "with", "without", "about", "into", "onto", "over", "under", "after", "before", "between", "during", "per", "and", "or", "not", "any", "some", "all", "each", "every", "than", "then", "cost", "costs", "price", "fee", "fees", "charge", "charges", "rate", "rates", "pay", "paid", "get", "got", "take", "need", "want", "know", "tell", "give", "please", "much", "que", "cual", "cuanto", "cuanta", "cuantos", "cuantas", "como", "donde", "cuando", "quien", "por", "para", "con", "sin", "sobre", "una", "uno", "unos", "unas", "los", "las", "el", "la", "del", "al", "de", "en", "y", "o", "mi", "mis", "tu", "tus", "su", "sus", "es", "son", "hay", "puedo", "puede", "tiene", "tienen", "cuesta", "cuestan", "precio"]) | STOPWORDS
+
+
+_OPENERS = frozenset("""a an the my your our their his her its this that these those any each every some no for on of
+per about with without un una unos unas el la los las mi mis tu tus su sus del al de en por para con sin sobre""".split())
 
 
 @dataclass(frozen=True)
@@ -277,7 +291,14 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
                 if w == head and 0 <= k < len(text) and text[k] not in _QUESTION_WORDS and len(text[k]) > 2 \
                         and not any(c.isdigit() for c in text[k]):
                     kinds[original[k].lower()] += 1
-        if not kinds:
+        # A family of products: two kinds of the head, or one named again and again
+        # ("personal loan" throughout), not a word that once stood before it.
+        if not kinds or (len(kinds) < 2 and max(kinds.values()) < 2):
+            continue
+        # Named as a thing: a determiner or preposition opens the phrase ("a car loan",
+        # "for your recurring deposit", "una bicicleta tándem"), not a verb's subject.
+        phrase_start = min(i, head_at)
+        if not any(0 <= j < len(words) and words[j] in _OPENERS for j in (phrase_start - 1, phrase_start - 2)):
             continue
         pair = (tokens[i], tokens[head_at]) if step == -1 else (tokens[head_at], tokens[i])
         asked = " ".join(pair).lower()
@@ -305,6 +326,8 @@ def kind_terms(question: str, evidence: Sequence[str], language: str = "english"
         if word in _QUESTION_WORDS or len(word) < 3 or not 0 <= head_at < len(tokens):
             continue
         head = tokens[head_at]
+        if head in _QUESTION_WORDS or len(head) < 3:
+            continue
         kinds = {text[j + step] for text in texts for j, w in enumerate(text)
                  if w == head and 0 <= j + step < len(text) and text[j + step] not in _QUESTION_WORDS}
         if word in kinds and len(kinds) >= 2:

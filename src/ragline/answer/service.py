@@ -74,10 +74,22 @@ def _alike(embedder: Embedder, word: str, kinds: list[str]) -> bool:
     return bool(np.max(vectors[1:] @ vectors[0]) >= ALIKE)
 
 
+def _spelled_out(question: str, hits: list[Hit], known: dict[str, str]) -> dict[str, str]:
+    """Long forms or abbreviations of the question, in any case, that the found
+    passages define and ``known`` does not hold yet."""
+    folded = " ".join(re.findall(r"\w+", fold(question)))
+    out: dict[str, str] = {}
+    for form, other in definitions("\n".join(h.text for h in hits)).items():
+        if " " in form and re.search(rf"\b{re.escape(form)}\b", folded) and form not in known.values():
+            out[form] = other
+    return out
+
+
 def expanded(question: str, glossary: dict[str, str]) -> str:
     """The question with each abbreviation's long form beside it, for search."""
     for abbreviation, long in glossary.items():
-        question = re.sub(rf"\b{re.escape(abbreviation)}\b", f"{abbreviation} ({long})", question, count=1)
+        question = re.sub(rf"\b{re.escape(abbreviation)}\b", f"{abbreviation} ({long})", question, count=1,
+                          flags=re.IGNORECASE)
     return question
 
 
@@ -250,6 +262,13 @@ class Answerer:
         else:
             result = searcher.search(expanded(question, glossary), scope, mode=mode, k=answer_settings.candidates,
                                      filters=filters)
+            # A long form the question spells out in lower case ("inertial measurement unit")
+            # may be defined in what was found: search again with its abbreviation beside it.
+            found = _spelled_out(question, result.hits, glossary)
+            if found:
+                glossary.update(found)
+                result = searcher.search(expanded(question, glossary), scope, mode=mode,
+                                         k=answer_settings.candidates, filters=filters)
         embed_ms = result.timings_ms.get("embed", 0.0)
         if memo.query_vector is None and result.degraded is None and result.hits:
             # Keyword search by choice: the abstain decision still needs the question's vector.
@@ -260,7 +279,12 @@ class Answerer:
                 pass
             embed_ms += (time.perf_counter() - embed_started) * 1000
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
-        floor = self.scope_floor(scope)
+        floor = self.floor()
+        if floor is not None and max(relevance.values(), default=floor) < floor:
+            # Only a question whose best passage misses the model's floor is judged by this
+            # collection's own (lower) one: it rescues paraphrases without letting weak
+            # passages in beside a strong one.
+            floor = self.scope_floor(scope)
         max_tokens, max_sources = answer_settings.max_tokens, answer_settings.max_sources
         if turn is not None:  # per-request bounds
             max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
