@@ -72,29 +72,54 @@ def terms(text: str, spans: Sequence[Quantity] = ()) -> list[tuple[str, int]]:
 
 @dataclass
 class Window:
-    """A sentence or table row of a passage: its quantities and, per term, the
-    quantities of each kind it belongs to (the nearest one of that kind)."""
+    """A clause or table cell of a passage: its quantities and, per family of
+    quantity (``family``), the terms that belong to each value (the nearest one).
+    ``sentence`` is the whole sentence (or row) the clause comes from."""
 
     text: str
     quantities: list[Quantity]
     terms: set[str]
-    attached: dict[str, dict[str, set[int]]] = field(default_factory=dict)  # kind → term → quantity indexes
+    sentence: str = ""
+    sentence_quantities: list[Quantity] = field(default_factory=list)
+    attached: dict[str, dict[str, set[int]]] = field(default_factory=dict)  # family → term → sentence value indexes
+    own: list[int] = field(default_factory=list)  # indexes of this clause's values among the sentence's
 
     @classmethod
-    def of(cls, text: str) -> Window:
-        found = quantities(text)
-        words = terms(text, found)
-        window = cls(text, found, {t for t, _ in words})
-        for kind in {q.kind for q in found}:
-            of_kind = [(i, q) for i, q in enumerate(found) if q.kind == kind]
+    def of(cls, text: str, sentence: str | None = None) -> Window:
+        """A clause ``text`` of ``sentence`` (a table cell is its own sentence). A word
+        belongs to the nearest value of each family in its own clause, or, when its
+        clause states none of that family, in its sentence ("For example, a robot …
+        moves at 0.5 m/s": "robot" is 0.5 m/s's)."""
+        whole = text if sentence is None else sentence
+        parts = clauses(whole) if sentence is not None else [whole]
+        everything = quantities(whole)
+        offset = whole.find(text) if sentence is not None else 0
+        mine = [i for i, q in enumerate(everything) if offset <= q.start < offset + len(text)] if offset >= 0 else []
+        window = cls(text, [everything[i] for i in mine], {t for t, _ in terms(text, quantities(text))}, whole,
+                     everything)
+        window.own = mine
+        spans, start = [], 0
+        for part in parts:
+            at = whole.find(part, start)
+            spans.append((at, at + len(part)))
+            start = at + len(part)
+        words = terms(whole, everything)
+        for kind in {family(q) for q in everything}:
             table: dict[str, set[int]] = {}
             for term, pos in words:
-                # Nearest by distance to the quantity; a word just before a value belongs
-                # to it rather than to the value it follows ("80 euros, a double room 120").
-                best = min(of_kind, key=lambda iq: (_distance(pos, iq[1]), iq[1].start < pos))
+                clause = next(((a, b) for a, b in spans if a <= pos < b), (0, len(whole)))
+                near = [(i, q) for i, q in enumerate(everything) if family(q) == kind and clause[0] <= q.start < clause[1]]
+                near = near or [(i, q) for i, q in enumerate(everything) if family(q) == kind]
+                best = min(near, key=lambda iq: (_distance(pos, iq[1]), iq[1].start < pos))
                 table.setdefault(term, set()).add(best[0])
             window.attached[kind] = table
         return window
+
+
+def family(q: Quantity) -> str:
+    """What a value competes with: its kind, a measure by its dimension (volts do not
+    compete with amps), a bare number with every value."""
+    return f"measure:{q.unit}" if q.kind == "measure" else q.kind
 
 
 def _distance(pos: int, q: Quantity) -> int:
@@ -119,7 +144,7 @@ class Passage:
     @classmethod
     def of(cls, n: int, text: str, context: str = "") -> Passage:
         rows, prose, headings = _split(text)
-        windows = [Window.of(w) for w in rows + prose]
+        windows = [Window.of(w) for w in rows] + [Window.of(c, sentence) for sentence, c in prose]
         heading_text = " ".join([context, *headings])
         squashed = fold(f"{context}\n{text}")
         return cls(n, windows, {t for t, _ in terms(heading_text)}, quantities(heading_text),
@@ -130,8 +155,10 @@ class Passage:
         return any(q.same(other) for w in self.windows for other in w.quantities) or any(
             q.same(other) for other in self.context_quantities)
 
-    def of_kind(self, kind: str) -> list[Quantity]:
-        return [o for w in self.windows for o in w.quantities if o.kind == kind or "number" in (kind, o.kind)]
+    def of_kind(self, q: Quantity) -> list[Quantity]:
+        """The passage's values that compete with ``q`` (same family, or bare numbers)."""
+        return [o for w in self.windows for o in w.quantities
+                if family(o) == family(q) or "number" in (q.kind, o.kind)]
 
     def names(self, name: str, aliases: dict[str, str]) -> bool:
         """Does the passage name ``name`` (case-, accent- and spacing-insensitive,
@@ -154,9 +181,9 @@ def _contains(haystack: str, needle: str) -> bool:
 _TABLE_ROW = re.compile(r"\||\t|\S\s{3,}\S")
 
 
-def _split(text: str) -> tuple[list[str], list[str], list[str]]:
-    """Table rows, prose sentences (hard line wraps and OCR breaks rejoined) and
-    heading lines of a passage."""
+def _split(text: str) -> tuple[list[str], list[tuple[str, str]], list[str]]:
+    """Table cells (``_cells_with_header``), prose clauses with their sentences (hard
+    line wraps and OCR breaks rejoined) and heading lines of a passage."""
     rows: list[str] = []
     paragraph: list[str] = []
     paragraphs: list[list[str]] = []
@@ -188,8 +215,47 @@ def _split(text: str) -> tuple[list[str], list[str], list[str]]:
     if paragraph:
         paragraphs.append(paragraph)
     joined = rejoin([" ".join(p) for p in paragraphs])
-    prose = [s for p in joined for s in split_sentences(p)]
+    prose = [(s, c) for p in joined for s in _resplit(split_sentences(p)) for c in clauses(s)]
     return rows, prose, headings
+
+
+_CLAUSE_BREAK = re.compile(r";\s+|,\s+(?:and\s+|but\s+|while\s+|whereas\s+|y\s+|pero\s+|mientras\s+)?|"
+                           r"\s+(?:and|but|while|whereas|y|pero|mientras que)\s+")
+
+
+_UNIT_STOP = re.compile(r"(\d\s?[A-Za-z°]{1,3}|\bp\.a)\.\s+(?=[A-Z¿¡])")
+
+
+def _resplit(sentences: list[str]) -> list[str]:
+    """Sentences a splitter left joined after a unit or "p.a." ("… at 6 V. Smart servos …")."""
+    out = []
+    for sentence in sentences:
+        last = 0
+        for match in _UNIT_STOP.finditer(sentence):
+            out.append(sentence[last:match.end(1) + 1].strip())
+            last = match.end()
+        out.append(sentence[last:].strip())
+    return [part for part in out if part]
+
+
+def clauses(sentence: str) -> list[str]:
+    """A sentence cut where each part states its own value: at semicolons, and at a
+    comma or "and" between two values ("A single room costs 80 euros, a double room
+    120 euros"), so a word belongs to the value of its own clause."""
+    parts: list[str] = []
+    for piece in re.split(r";\s+", sentence):
+        current = ""
+        last = 0
+        for match in _CLAUSE_BREAK.finditer(piece):
+            head, tail = piece[last:match.start()], piece[match.end():]
+            if quantities(current + head) and quantities(tail) and not match.group(0).startswith(";"):
+                parts.append((current + head).strip())
+                current = ""
+            else:
+                current += piece[last:match.end()]
+            last = match.end()
+        parts.append((current + piece[last:]).strip())
+    return [p for p in parts if p]
 
 
 def _cells_with_header(row: str, header: str | None) -> list[str]:
@@ -249,6 +315,8 @@ def names_in(sentence: str) -> list[str]:
     """The named things of a sentence: capitalised runs that do not open it and
     abbreviations ("Premium Metal", "NEFT"), without citation markers."""
     text = re.sub(r"\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\]", " ", sentence)
+    for q in reversed(quantities(text)):  # "Rs. 500", "5 V": a unit is no name
+        text = text[:q.start] + " " * (q.end - q.start) + text[q.end:]
     out = []
     for match in _NAME.finditer(text):
         words = match.group(0).split()
@@ -282,7 +350,7 @@ def check_claim(sentence: str, cited: Sequence[int], passages: Sequence[Passage]
     sources = [by_n[n] for n in cited if n in by_n]
     if not sources:
         return None
-    claim_terms = {t for t, _ in terms(claim_text, claimed)}
+    claim_terms = clause_terms(claim_text, claimed) if claimed else {-1: {t for t, _ in terms(claim_text)}}
     problem = _facts_problem(claimed, names, claim_terms, sources, aliases)
     if problem is None:
         return ClaimCheck("supported")
@@ -304,64 +372,99 @@ def supported_by(sentence: str, passages: Sequence[Passage]) -> int | None:
     aliases: dict[str, str] = {}
     for p in passages:
         aliases.update(p.definitions)
-    claim_terms = {t for t, _ in terms(claim_text, claimed)}
+    claim_terms = clause_terms(claim_text, claimed) if claimed else {-1: {t for t, _ in terms(claim_text)}}
     for passage in passages:
         if _facts_problem(claimed, names, claim_terms, [passage], aliases) is None:
             return passage.n
     return None
 
 
-def _facts_problem(claimed: list[Quantity], names: list[str], claim_terms: set[str], sources: list[Passage],
-                   aliases: dict[str, str]) -> tuple[ClaimStatus, str] | None:
+def _facts_problem(claimed: list[Quantity], names: list[str], claim_terms: set[str] | dict[int, set[str]],
+                   sources: list[Passage], aliases: dict[str, str]) -> tuple[ClaimStatus, str] | None:
     label = ", ".join(f"[{p.n}]" for p in sources)
     for q in claimed:
         if not any(p.states(q) for p in sources):
-            stated = [o.text for p in sources for o in p.of_kind(q.kind) if o.kind != "number" or q.kind == "number"]
+            stated = [o.text for p in sources for o in p.of_kind(q) if o.kind != "number" or q.kind == "number"]
             if stated:
                 shown = ", ".join(dict.fromkeys(stated[:4]))
                 return "wrong_number", f"source {label} states {shown}, not {q.text}"
             return "unsupported", f"source {label} does not state {q.text}"
+    every = set().union(*claim_terms.values()) if isinstance(claim_terms, dict) else claim_terms
     for name in names:
         if not any(p.names(name, aliases) for p in sources):
             known = set().union(*(p.all_terms for p in sources))
-            on_topic = claim_terms and len(claim_terms & known) / len(claim_terms) >= 0.5
+            on_topic = every and len(every & known) / len(every) >= 0.5
             return ("wrong_entity" if on_topic else "unsupported"), f"source {label} does not mention {name}"
-    for q in claimed:
-        mismatch = _pair_problem(q, claimed, claim_terms, sources)
+    for index, q in enumerate(claimed):
+        own = claim_terms.get(index, every) if isinstance(claim_terms, dict) else claim_terms
+        # the names of q's own clause: a clause's terms hold its names' words
+        own_names = [n for n in names if {t for t, _ in terms(n)} <= own] if isinstance(claim_terms, dict) else names
+        mismatch = _pair_problem(q, claimed, own, sources, [" ".join(re.findall(r"\w+", fold(n))) for n in own_names])
         if mismatch:
             return "wrong_entity", mismatch
     return None
 
 
-def _pair_problem(q: Quantity, claimed: list[Quantity], claim_terms: set[str], sources: list[Passage]) -> str | None:
-    """Why ``q`` is stated for something else than the sentence says, or None."""
-    others = [o for o in claimed if o is not q and o.kind != q.kind and o.kind != "number" and q.kind != "number"]
-    claim_values = [o for o in claimed if o.kind == q.kind or "number" in (o.kind, q.kind)]
+def clause_terms(claim_text: str, claimed: list[Quantity]) -> dict[int, set[str]]:
+    """Per quantity of the sentence, the terms of its own clause ("the daily withdrawal
+    limit is €1,000 and the daily payment limit is €5,000": "payment" is €5,000's)."""
+    spans, start = [], 0
+    for part in clauses(claim_text):
+        at = claim_text.find(part, start)
+        spans.append((at, at + len(part), part))
+        start = at + len(part)
+    out: dict[int, set[str]] = {}
+    for index, q in enumerate(claimed):
+        part = next((text for a, b, text in spans if a <= q.start < b), claim_text)
+        out[index] = {t for t, _ in terms(part, quantities(part))}
+    return out
+
+
+def _pair_problem(q: Quantity, claimed: list[Quantity], claim_terms: set[str], sources: list[Passage],
+                  names: list[str]) -> str | None:
+    """Why ``q`` is stated for something else than the sentence says, or None.
+    ``claim_terms`` and ``names`` are those of ``q``'s own clause of the sentence."""
+    others = [o for o in claimed if o is not q and family(o) != family(q) and "number" not in (o.kind, q.kind)]
+    claim_values = [o for o in claimed if family(o) == family(q) or "number" in (o.kind, q.kind)]
     best_reason = None
     for passage in sources:
         for window in passage.windows:
-            hits = [i for i, o in enumerate(window.quantities) if q.same(o)]
+            hits = [i for i in window.own if q.same(window.sentence_quantities[i])]
             if not hits:
                 continue
-            # The sentence's other quantities must be stated with it (or in a heading).
-            if any(not any(o.same(x) for x in window.quantities + passage.context_quantities) for o in others):
+            # The sentence's other values must be stated in the same sentence (or a heading).
+            together = window.sentence_quantities + passage.context_quantities
+            if any(not any(o.same(x) for x in together) for o in others):
                 best_reason = best_reason or (f"source [{passage.n}] does not state {q.text} together with "
                                               + ", ".join(o.text for o in others))
                 continue
-            kind = window.quantities[hits[0]].kind
+            kind = family(window.sentence_quantities[hits[0]])
             table = window.attached.get(kind, {})
             foreign = _competing(passage, q, claim_values, kind)
             mine = {t for t, ids in table.items() if any(i in ids for i in hits)}
-            # A sentence word the passage ties to another value (and not to this one, nor
-            # to a heading), while this value's own words include one the sentence lacks:
+            # A sentence word the passage ties to another value and not to this one (nor a
+            # heading), while this value's own words include one the sentence lacks:
             # "Standard … €9.50" where the passage says "Premium … €9.50".
             wrong = [t for t in claim_terms & foreign if t not in mine and t not in passage.context]
             lacking = [t for t in mine - claim_terms if t in _distinctive(passage, kind)]
-            if not wrong or not lacking:
+            # A name of the sentence that the passage gives with another value, and not in
+            # this value's sentence ("The MG996R weighs 9 g" where 9 g is the SG90's).
+            folded = " ".join(re.findall(r"\w+", fold(window.sentence)))
+            misnamed = [n for n in names if n and not _contains(folded, n) and _named_elsewhere(passage, n, q, kind)]
+            if not misnamed and (not wrong or not lacking):
                 return None
             owner = _owner(window, hits[0], kind)
             best_reason = best_reason or (f"source [{passage.n}] gives {q.text} for {owner or 'something else'}")
     return best_reason
+
+
+def _named_elsewhere(passage: Passage, name: str, q: Quantity, kind: str) -> bool:
+    """Does the passage name ``name`` in a clause with another value of ``kind``?"""
+    for window in passage.windows:
+        folded = " ".join(re.findall(r"\w+", fold(window.text)))
+        if _contains(folded, name) and any(family(o) == kind and not o.same(q) for o in window.sentence_quantities):
+            return True
+    return False
 
 
 def _competing(passage: Passage, q: Quantity, claim_values: list[Quantity], kind: str) -> set[str]:
@@ -373,7 +476,7 @@ def _competing(passage: Passage, q: Quantity, claim_values: list[Quantity], kind
             continue
         for term, indexes in table.items():
             for i in indexes:
-                value = window.quantities[i]
+                value = window.sentence_quantities[i]
                 if not value.same(q) and not any(value.same(c) for c in claim_values):
                     out.add(term)
     return out
@@ -386,14 +489,14 @@ def _distinctive(passage: Passage, kind: str) -> set[str]:
     every: set[Decimal] = set()
     for window in passage.windows:
         for term, ids in window.attached.get(kind, {}).items():
-            values.setdefault(term, set()).update(window.quantities[i].value for i in ids)
-        every.update(q.value for q in window.quantities if q.kind == kind)
+            values.setdefault(term, set()).update(window.sentence_quantities[i].value for i in ids)
+        every.update(q.value for q in window.sentence_quantities if family(q) == kind)
     return {t for t, v in values.items() if v != every and t not in passage.context}
 
 
 def _owner(window: Window, index: int, kind: str) -> str:
     words = [t for t, ids in window.attached.get(kind, {}).items() if index in ids]
-    original = [w for w in re.findall(r"[^\W\d_]+", window.text) if fold(w)[:5] in words and fold(w) not in _STOP]
+    original = [w for w in re.findall(r"[^\W\d_]+", window.sentence) if fold(w)[:5] in words and fold(w) not in _STOP]
     return " ".join(dict.fromkeys(original[:4]))
 
 

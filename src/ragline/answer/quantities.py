@@ -50,18 +50,45 @@ _MULTIPLIERS = {"lakh": Decimal(100_000), "lakhs": Decimal(100_000), "lac": Deci
                 "millones": Decimal(1_000_000), "mil": Decimal(1000), "thousand": Decimal(1000), "k": Decimal(1000)}
 
 # Duration units → (base unit, factor): days and weeks in days, months and years in
-# months, hours and minutes in minutes (30 days is not a month; a year is 12 months).
+# months, seconds to hours in seconds (30 days is not a month; a year is 12 months).
 _DURATIONS = {
-    "minute": ("min", 1), "minuto": ("min", 1), "min": ("min", 1), "mins": ("min", 1),
-    "hour": ("min", 60), "hora": ("min", 60), "hr": ("min", 60), "hrs": ("min", 60),
+    "second": ("s", 1), "segundo": ("s", 1), "sec": ("s", 1), "secs": ("s", 1),
+    "minute": ("s", 60), "minuto": ("s", 60), "min": ("s", 60), "mins": ("s", 60),
+    "hour": ("s", 3600), "hora": ("s", 3600), "hr": ("s", 3600), "hrs": ("s", 3600),
     "day": ("d", 1), "dia": ("d", 1), "día": ("d", 1),
     "week": ("d", 7), "semana": ("d", 7), "fortnight": ("d", 14),
     "month": ("m", 1), "mes": ("m", 1), "meses": ("m", 1),
     "year": ("m", 12), "año": ("m", 12), "ano": ("m", 12), "yr": ("m", 12),
 }
 _DURATION_RX = (r"(?:(?:business|working|calendar|banking|h[aá]biles|naturales)\s+)?"
-                r"(?:minutes?|minutos?|mins?|hours?|horas?|hrs?|days?|d[ií]as?|weeks?|semanas?|fortnights?|"
+                r"(?:seconds?|segundos?|secs?|minutes?|minutos?|mins?|hours?|horas?|hrs?|days?|d[ií]as?|weeks?|"
+                r"semanas?|fortnights?|"
                 r"months?|mes(?:es)?|years?|años?|anos?|yrs?)\b")
+
+# Physical measures: unit as written → (dimension, factor to the base unit). Case
+# matters ("5 A" is a current, "a 5" is not; "mA" is not "MA").
+_MEASURES: dict[str, tuple[str, Decimal]] = {
+    "mm": ("length", Decimal("0.001")), "cm": ("length", Decimal("0.01")), "m": ("length", Decimal(1)),
+    "km": ("length", Decimal(1000)), "metres": ("length", Decimal(1)), "meters": ("length", Decimal(1)),
+    "metre": ("length", Decimal(1)), "meter": ("length", Decimal(1)), "centimetres": ("length", Decimal("0.01")),
+    "centimeters": ("length", Decimal("0.01")), "millimetres": ("length", Decimal("0.001")),
+    "kilometres": ("length", Decimal(1000)), "kilometers": ("length", Decimal(1000)),
+    "mg": ("mass", Decimal("0.001")), "g": ("mass", Decimal(1)), "kg": ("mass", Decimal(1000)),
+    "grams": ("mass", Decimal(1)), "kilograms": ("mass", Decimal(1000)),
+    "ms": ("time", Decimal("0.001")), "s": ("time", Decimal(1)),
+    "m/s": ("speed", Decimal(1)), "cm/s": ("speed", Decimal("0.01")), "km/h": ("speed", Decimal(1) / Decimal("3.6")),
+    "rad/s": ("angular", Decimal(1)), "deg/s": ("angular_deg", Decimal(1)),
+    "mA": ("current", Decimal("0.001")), "A": ("current", Decimal(1)),
+    "mV": ("voltage", Decimal("0.001")), "V": ("voltage", Decimal(1)), "kV": ("voltage", Decimal(1000)),
+    "Hz": ("frequency", Decimal(1)), "kHz": ("frequency", Decimal(1000)), "MHz": ("frequency", Decimal(10) ** 6),
+    "GHz": ("frequency", Decimal(10) ** 9), "mAh": ("charge", Decimal("0.001")), "Ah": ("charge", Decimal(1)),
+    "W": ("power", Decimal(1)), "kW": ("power", Decimal(1000)), "kWh": ("energy", Decimal(1000)),
+    "Wh": ("energy", Decimal(1)), "°": ("angle", Decimal(1)), "degrees": ("angle", Decimal(1)),
+    "°C": ("temperature", Decimal(1)), "KB": ("data", Decimal(1000)), "MB": ("data", Decimal(10) ** 6),
+    "GB": ("data", Decimal(10) ** 9), "TB": ("data", Decimal(10) ** 12), "kg·cm": ("torque", Decimal(1)),
+    "kgcm": ("torque", Decimal(1)), "Nm": ("torque_nm", Decimal(1)), "C": ("c_rating", Decimal(1)),
+}
+_MEASURE_RX = "|".join(re.escape(u) for u in sorted(_MEASURES, key=len, reverse=True))
 
 _MONTHS = {name: i for i, names in enumerate([
     ("january", "jan", "enero"), ("february", "feb", "febrero"), ("march", "mar", "marzo"),
@@ -87,6 +114,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                         re.IGNORECASE)),
     ("time", re.compile(r"\b(?P<h>1[0-2]|0?[1-9])\s*(?P<ampm>[ap]\.?\s?m\.?)(?![a-z])", re.IGNORECASE)),
     ("time", re.compile(r"\b(?P<h>[01]?\d|2[0-3])\s*h\b(?!\w)")),
+    ("measure", re.compile(rf"(?<![\w.,])(?P<num>{_NUM})\s?(?P<unit>{_MEASURE_RX})(?![\w/])")),
     ("money", re.compile(rf"(?P<cur>{_CURRENCY_RX})\s?(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|k)\b)?",
                          re.IGNORECASE)),
     ("money", re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|millones|mil)\b)?"
@@ -116,19 +144,27 @@ class Quantity:
     start: int
     end: int
     ambiguous: bool = False
+    raw: Decimal | None = None  # the number as written, before any unit conversion (3 of "3 years")
+
+    @property
+    def written(self) -> Decimal:
+        return self.value if self.raw is None else self.raw
 
     def same(self, other: Quantity) -> bool:
         """Do the two state the same value (see the module docstring)?"""
         if self.kind == "number" or other.kind == "number":
             if self.kind == other.kind or "date" not in (self.kind, other.kind):
-                return self.value == other.value or _twelve_hour(self, other) or _twelve_hour(other, self)
+                return (self.written == other.written or self.value == other.value or _twelve_hour(self, other)
+                        or _twelve_hour(other, self))
             return False
         if self.kind != other.kind:
             return False
         if self.kind == "time":
             return self.value == other.value or _twelve_hour(self, other) or _twelve_hour(other, self)
-        if self.kind in ("money", "duration") and self.unit and other.unit and self.unit != other.unit:
+        if self.kind in ("money", "duration", "measure") and self.unit and other.unit and self.unit != other.unit:
             return False
+        if self.kind == "measure":  # converted units: equal up to rounding (50 cm/s = 0.5 m/s)
+            return abs(self.value - other.value) <= abs(other.value) * Decimal("1e-9")
         return self.value == other.value
 
     def __str__(self) -> str:
@@ -217,7 +253,10 @@ def _build(kind: Kind, match: re.Match[str]) -> Quantity | None:
         unit, factor = _duration_unit(groups["unit"])
         if not unit:
             return None
-        return Quantity("duration", value * factor, unit, text, start, end)
+        return Quantity("duration", value * factor, unit, text, start, end, raw=value)
+    if kind == "measure":
+        dimension, scale = _MEASURES[groups["unit"]]
+        return Quantity("measure", value * scale, dimension, text, start, end, raw=value)
     return Quantity(kind, value, "", text, start, end)
 
 
