@@ -149,3 +149,4 @@ def test_a_collection_floor_is_lowered_to_its_background_and_never_raised() -> N
     assert calibrated(0.39, [0.20, 0.25]) == pytest.approx(0.25 + MARGIN)  # paraphrases at 0.3 pass here
     assert calibrated(0.39, [0.05]) == pytest.approx(0.39 - MAX_LOWER)  # lowered by a bounded step
     assert calibrated(0.39, [0.45]) == 0.39 and calibrated(0.39, []) == 0.39  # never above the model's
+

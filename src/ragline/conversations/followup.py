@@ -229,12 +229,17 @@ def plan(question: str, history: Sequence[Turn], *, rewrite: bool = True, carry_
 
 
 def clean_rewrite(text: str | None) -> str | None:
-    """The model's rewrite as one line, or None when it is empty, too long or an answer."""
+    """The model's rewrite as one line, or None when it is empty, too long, an answer
+    or the no-answer line (a model that read the rewrite prompt as a question)."""
     if not text:
         return None
     line = text.strip().splitlines()[0].strip().strip('"').strip()
     line = re.sub(r"^(standalone (question|query)|query|rewritten( query)?)\s*:\s*", "", line, flags=re.IGNORECASE)
     if not line or len(line) > 400:
+        return None
+    from ..answer.prompt import is_no_answer
+
+    if is_no_answer(line):  # the model answered the prompt's no-answer line, not a query
         return None
     return line
 
