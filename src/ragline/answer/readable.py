@@ -75,8 +75,13 @@ def units(text: str, question: str = "") -> list[Unit]:
 
 
 def clean(sentence: str) -> str:
-    """Whitespace collapsed, markdown emphasis removed."""
-    return " ".join(_EMPHASIS.sub(r"\2", sentence).split())
+    """Whitespace collapsed, markdown emphasis removed, and a section number the next
+    heading left behind cut off ("No cubre el robo. 4" → "No cubre el robo.")."""
+    text = " ".join(_EMPHASIS.sub(r"\2", sentence).split())
+    return _TRAILING_NUMBER.sub(r"\1", text)
+
+
+_TRAILING_NUMBER = re.compile(r"([.!?])\s+\d{1,2}\.?$")
 
 
 def is_heading(sentence: str) -> bool:
