@@ -102,6 +102,9 @@ class RecordsContract(_Base):
         assert ids(flows=()) == []
         assert ids(currency="eur") == ["t8", "t7"]
         assert ids(text="lothian") == ["t3"] and ids(text="100%") == [] and ids(text="_") == []
+        assert ids(ids=("t1", "t7", "nope")) == ["t7", "t1"] and ids(ids=()) == []  # the ids an answer cites
+        assert ids(ids=("t1", "t2"), category="transport") == []  # with the other conditions, never instead
+        assert records.records.find_transactions(BOB, TransactionQuery(ids=("t1",))) == []  # ann's id, bob's scope
         assert ids(order="amount", limit=3) == ["t7", "t6", "t3"]  # the largest spends first
         assert ids(order="amount", limit=2, offset=1) == ["t6", "t3"]
         assert [t.flow for t in records.records.find_transactions(ANN, TransactionQuery(order="amount"))] == [

@@ -88,3 +88,38 @@ def test_reflow_joins_wrapped_lines_but_keeps_structure(page):
     assert out == ("Vacation\nEvery employee receives 27 vacation days per year. Unused days expire on March 31.\n\n"
                    "Steps to follow when a card is lost:\n- call the bank\n- block the card\n"
                    "1. first item of a list that is long enough\n2. second")
+
+
+def test_transaction_links_round_trip_any_id(page):
+    """An answer links to `#tx-<id>` and `#transactions?id=…`; ids are the bank's own
+    (FITIDs with spaces, slashes, `#`, `%`, accents) and must come back unchanged."""
+    result = page.evaluate("""async () => {
+        const { transactionHref, transactionsHref, parseTransactionsHash } = await import("/js/links.js");
+        const ids = ["gen-5a7aae154699e8bba8826506", "2026 09/03#1", "100%", "café&x=1", "-"];
+        return {
+            one: ids.map((id) => parseTransactionsHash(transactionHref(id)).id),
+            many: parseTransactionsHash(transactionsHref(ids, "spending on Groceries, GBP")),
+            others: ["", "#", "#key=abc", "#tx-", "#tx-%E0%A4%A", "#transactions", "#transactions?label=x"]
+                .map((h) => parseTransactionsHash(h)),
+        };
+    }""")
+    ids = ["gen-5a7aae154699e8bba8826506", "2026 09/03#1", "100%", "café&x=1", "-"]
+    assert result["one"] == ids
+    assert result["many"] == {"ids": ids, "label": "spending on Groceries, GBP"}
+    assert result["others"] == [None, None, None, None, None, {"all": True}, {"all": True}]
+
+
+def test_amounts_are_shown_from_the_exact_string(page):
+    """Money is the server's decimal string, digits grouped; never a float on the way."""
+    result = page.evaluate("""async () => {
+        const { formatAmount, monthRange } = await import("/js/transactions.js");
+        return {
+            amounts: ["-1234567.8901", "2410.55", "0.10", "-0.0001", "12345678901234567.89"].map((a) => formatAmount(a)),
+            balance: formatAmount("6363.62", { plus: false }),
+            months: ["2024-02", "2026-09", "2026-12", ""].map(monthRange),
+        };
+    }""")
+    assert result["amounts"] == ["-1,234,567.8901", "+2,410.55", "+0.10", "-0.0001", "+12,345,678,901,234,567.89"]
+    assert result["balance"] == "6,363.62"
+    assert result["months"] == [{"start": "2024-02-01", "end": "2024-02-29"}, {"start": "2026-09-01", "end": "2026-09-30"},
+                                {"start": "2026-12-01", "end": "2026-12-31"}, {}]

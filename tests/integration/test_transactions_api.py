@@ -56,6 +56,15 @@ def test_import_list_filter_and_sum(live) -> None:
         assert {(g["key"], g["currency"]): -Decimal(g["total"]) for g in groups} == expected
         bad_group = client.get("/v1/transactions/aggregate", params={"owner": "ann", "by": "description"})
         assert bad_group.status_code == 422
+        # The ids an answer cites, as the web page asks for them: only those, only the owner's.
+        wanted = [t["transaction_id"] for t in listed[:3]]
+        by_id = client.get("/v1/transactions", params={"owner": "ann", "id": [*wanted, "no-such-id"]}).json()
+        assert sorted(t["transaction_id"] for t in by_id["transactions"]) == sorted(wanted)
+        assert client.get("/v1/transactions", params={"owner": "bob", "id": wanted}).json() == {"transactions": []}
+        too_many = client.get("/v1/transactions", params={"owner": "ann", "id": [str(i) for i in range(201)]})
+        assert too_many.status_code == 422
+        taxonomy = client.get("/v1/transactions/categories").json()["categories"]
+        assert {"id": "eating_out", "label": "Eating out"} in taxonomy and len(taxonomy) == 18
 
 
 def test_json_records_owner_bound_keys_and_ask(live) -> None:

@@ -201,7 +201,8 @@ GROUPS = ("category", "merchant", "month", "account", "flow", "currency")
 class TransactionQuery:
     """Which transactions: every condition given must hold. ``start``/``end`` are
     days (``end`` inclusive); ``category``/``merchant`` compare case-insensitively;
-    ``text`` is a case-insensitive substring of the description or merchant."""
+    ``text`` is a case-insensitive substring of the description or merchant; ``ids``
+    keeps only these transaction ids (none when empty)."""
 
     start: date | None = None
     end: date | None = None
@@ -214,6 +215,7 @@ class TransactionQuery:
     order: str = "time"  # "time" (newest first) or "amount" (most negative first: the largest spends)
     limit: int | None = None
     offset: int = 0
+    ids: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.order not in ("time", "amount"):

@@ -13,11 +13,12 @@ from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from ...errors import ConfigError
 from ...models import OWNER_PATTERN, Scope
 from ...models.records import FLOWS, GROUPS, Aggregate, Transaction, TransactionQuery, plain
+from ...records.categories import TAXONOMY
 from ...records.importers import IMPORTERS, ImportOptions
 from ..auth import Principal, Tenant
 from ..deps import Owner, check_storage_quota, engine, note, note_owner
@@ -79,6 +80,15 @@ class CategorizeOut(BaseModel):
     updated: int
     months: list[str]
     text: dict[str, Any]
+
+
+class CategoryOut(BaseModel):
+    id: str
+    label: str = Field(description="The category as stored and shown")
+
+
+class CategoryList(BaseModel):
+    categories: list[CategoryOut] = Field(description="The taxonomy inferred categories come from (Monzo's)")
 
 
 class BalanceOut(BaseModel):
@@ -221,9 +231,11 @@ def import_transactions(
 
 
 def _query(start: date | None, end: date | None, category: str | None, merchant: str | None, text: str | None,
-           flow: list[str] | None, currency: str | None, account_id: str | None, **page: Any) -> TransactionQuery:
+           flow: list[str] | None, currency: str | None, account_id: str | None, ids: list[str] | None = None,
+           **page: Any) -> TransactionQuery:
     return TransactionQuery(start=start, end=end, category=category, merchant=merchant, text=text,
-                            flows=tuple(flow) if flow else None, currency=currency, account_id=account_id, **page)
+                            flows=tuple(flow) if flow else None, currency=currency, account_id=account_id,
+                            ids=tuple(ids) if ids else None, **page)
 
 
 Start = Annotated[date | None, Query(description="First day (inclusive)")]
@@ -231,20 +243,31 @@ End = Annotated[date | None, Query(description="Last day (inclusive)")]
 Text = Annotated[str | None, Query(max_length=200)]
 Flows = Annotated[list[Flow] | None, Query(description="Keep these flows (repeat the parameter)")]
 Currency = Annotated[str | None, Query(pattern=r"^[A-Za-z]{3}$")]
+Ids = Annotated[list[Annotated[str, StringConstraints(min_length=1, max_length=256)]] | None, Query(
+    alias="id", max_length=200,
+    description="Only these transaction ids (repeat the parameter; at most 200): the `transaction_ids` an "
+                "answer's records sources cite")]
 
 
 @router.get("/transactions", response_model=TransactionList)
 def list_transactions(request: Request, who: Tenant, owner: Owner = None, start: Start = None, end: End = None,
                       category: Text = None, merchant: Text = None, text: Text = None, flow: Flows = None,
-                      currency: Currency = None, account_id: Text = None,
+                      currency: Currency = None, account_id: Text = None, ids: Ids = None,
                       order: Annotated[Literal["time", "amount"], Query()] = "time",
                       limit: Annotated[int, Query(ge=1, le=1000)] = 100,
                       offset: Annotated[int, Query(ge=0)] = 0) -> dict:
     """The owner's transactions, newest first (``order=amount``: largest spends first), filtered."""
     scope = _scope(request, who, owner)
-    query = _query(start, end, category, merchant, text, flow, currency, account_id, order=order, limit=limit,
+    query = _query(start, end, category, merchant, text, flow, currency, account_id, ids, order=order, limit=limit,
                    offset=offset)
     return {"transactions": [t.to_dict() for t in engine(request).transactions.list(scope, query)]}
+
+
+@router.get("/transactions/categories", response_model=CategoryList)
+def list_categories(who: Tenant) -> dict:
+    """The category taxonomy (what inference assigns and a correction may name; a
+    correction may also be the user's own words)."""
+    return {"categories": [{"id": ident, "label": label} for ident, label in TAXONOMY.items()]}
 
 
 @router.get("/transactions/balances", response_model=BalanceList)

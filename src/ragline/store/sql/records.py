@@ -157,6 +157,9 @@ def conditions(scope: Scope, query: TransactionQuery, mark: str) -> tuple[str, l
     if query.flows is not None:
         where.append(f"flow IN ({', '.join([mark] * len(query.flows))})" if query.flows else "1 = 0")
         params += list(query.flows)
+    if query.ids is not None:
+        where.append(f"transaction_id IN ({', '.join([mark] * len(query.ids))})" if query.ids else "1 = 0")
+        params += list(query.ids)
     if query.text:
         where.append(f"text_key LIKE {mark} ESCAPE '\\'")
         params.append(_like(key(query.text) or ""))

@@ -3,6 +3,7 @@
 import { h, replace, formatMs, reflow } from "./dom.js";
 import { recordsPanel } from "./records.js";
 import { renderWithTables } from "./markdown.js";
+import { transactionHref, transactionsHref } from "./links.js";
 
 const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
@@ -60,7 +61,7 @@ export class AnswerView {
     }
     replace(this.extra,
       records ? records.el : null,
-      citations.size ? sourceList([...citations.values()], onCite) : null,
+      citations.size ? sourceList([...citations.values()], onCite, answer.records?.sources) : null,
       reportPanel(answer));
   }
 }
@@ -128,14 +129,34 @@ function citeButton(c, onCite) {
   return b;
 }
 
-function sourceList(citations, onCite) {
+function sourceList(citations, onCite, recordSources) {
+  const records = new Map((recordSources || []).map((s) => [Number(s.n), s]));
   const items = citations.sort((a, b) => a.n - b.n).map((c) => {
-    const b = h("button", { type: "button", class: "source-link", "aria-haspopup": "dialog" },
+    const record = records.get(Number(c.n));
+    const b = h("button", { type: "button", class: "source-link", "aria-haspopup": record ? null : "dialog" },
       h("span", { class: "source-n" }, `[${c.n}]`), " ", sourceLabel(c));
     b.addEventListener("click", () => onCite(c, b));
-    return h("li", {}, b);
+    return h("li", {}, b, record ? transactionsLink(record) : null);
   });
   return h("div", { class: "sources" }, h("h3", { class: "mini-heading" }, "Sources"), h("ol", {}, items));
+}
+
+/**
+ * An exact answer's source names the transactions behind it: a link to the row of
+ * the one transaction, or to the Transactions view showing the ones it lists (for an
+ * aggregate, its largest; `count` says how many it sums).
+ */
+function transactionsLink(source) {
+  const ids = Array.isArray(source.transaction_ids) ? source.transaction_ids.filter(Boolean) : [];
+  if (!ids.length) return null;
+  if (ids.length === 1 && source.count <= 1) {
+    return h("a", { class: "source-tx", href: transactionHref(ids[0]),
+      "aria-label": `Source ${source.n}: transaction ${ids[0]}, in Transactions` }, "see it in Transactions");
+  }
+  const count = Number(source.count) || ids.length;
+  const text = count > ids.length ? `its ${ids.length} largest of ${count} transactions` : `its ${ids.length} transactions`;
+  return h("a", { class: "source-tx", href: transactionsHref(ids, source.label),
+    "aria-label": `Source ${source.n}: ${text}, in Transactions` }, text);
 }
 
 /** The "Context and timings" disclosure: what was kept/dropped and why, and stage times. */

@@ -81,6 +81,44 @@ export class Api {
   /** The tenant's usage and estimated cost: {questions, tokens_embedded, llm_input_tokens, …, by_model}. */
   usage() { return this.request("GET", "/v1/usage"); }
 
+  // -- who am I ---------------------------------------------------------------
+  /** {tenant, key_id, owner}: `owner` only for a key bound to one user. */
+  me() { return this.request("GET", "/v1/me"); }
+
+  // -- transactions (one owner's; an owner-bound key needs no owner) ------------
+  /** `params`: {owner, start, end, category, text, id: [ids], limit, offset}; returns the list. */
+  async listTransactions(params) {
+    const data = await this.request("GET", `/v1/transactions?${query(params)}`);
+    return listOf(data, "transactions");
+  }
+  /** Count and exact sum per group: [{key, currency, count, total, first, last}]. */
+  async aggregateTransactions(by, params) {
+    const data = await this.request("GET", `/v1/transactions/aggregate?${query({ ...params, by })}`);
+    return listOf(data, "groups");
+  }
+  /** The latest balance of each account: [{account, amount, currency, as_of, source}]. */
+  async balances(owner) {
+    const data = await this.request("GET", `/v1/transactions/balances?${query({ owner })}`);
+    return listOf(data, "balances");
+  }
+  /** The category taxonomy: [{id, label}]. */
+  async categories() {
+    const data = await this.request("GET", "/v1/transactions/categories");
+    return listOf(data, "categories");
+  }
+  /** A correction that sticks: `target` is a transaction id or a merchant. */
+  categorize(owner, target, category) {
+    return this.request("POST", "/v1/transactions/categorize", { json: { owner: owner || undefined, target, category } });
+  }
+  /** Import a statement file (CSV, OFX/QFX, JSON; `currency` for a file that names none); resolves with the report. */
+  importTransactions(file, owner, { currency } = {}) {
+    const form = new FormData();
+    form.append("file", file, file.name);
+    if (owner) form.append("owner", owner);
+    if (currency) form.append("currency", currency);
+    return this.request("POST", "/v1/transactions/import", { body: form });
+  }
+
   // -- passages ---------------------------------------------------------------
   /** One cited chunk: {id, doc_id, source, title, text, page, section, start, end}. */
   getPassage(docId, chunkId) {
@@ -137,6 +175,17 @@ export class Api {
     if (!final) throw new ApiError(0, "stream_incomplete", "The answer stream ended early. Please ask again.");
     return final;
   }
+}
+
+/** A query string from an object: arrays repeat the key; empty values are left out. */
+export function query(params) {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(params || {})) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== null && item !== undefined && item !== "") out.append(key, String(item));
+    }
+  }
+  return out.toString();
 }
 
 /** Accept either a bare list or {key: [...]} (or {items: [...]}) from list endpoints. */

@@ -7,6 +7,8 @@ import { ChatView } from "./chat.js";
 import { PassageDialog } from "./passage.js";
 import { Conversations } from "./conversations.js";
 import { UsageView } from "./usage.js";
+import { TransactionsView } from "./transactions.js";
+import { parseTransactionsHash } from "./links.js";
 
 // sessionStorage: the key lives as long as the tab, never in localStorage or a cookie.
 const KEY_STORAGE = "ragline.key";
@@ -30,6 +32,7 @@ function signOut(message = "") {
   api.key = null;
   views.documents.setCollection(null);
   views.chat.reset();
+  views.transactions.reset();
   showSignIn(message);
   if (!message) announce("Signed out.");
 }
@@ -50,14 +53,33 @@ function buildViews() {
   const collections = new Collections(api, {
     onError,
     onChange: (name) => {
-      $("#no-collection").hidden = Boolean(name);
+      hasCollection = Boolean(name);
+      showNoCollection();
       $("#main").classList.toggle("without-collection", !name);
       documents.setCollection(name);
       chat.setCollection(name);
       conversations.setCollection(name);
     },
   });
-  return { documents, chat, conversations, collections, usage: new UsageView(api, { onError }) };
+  return { documents, chat, conversations, collections, usage: new UsageView(api, { onError }),
+    transactions: new TransactionsView(api, { onError, onImported: () => refreshCollections(collections) }) };
+}
+
+/** The collection list again (an import may have created the transactions' collection). */
+async function refreshCollections(collections) {
+  try {
+    collections.render(await api.listCollections());
+  } catch (err) {
+    onError(err);
+  }
+}
+
+// "Create your first collection" belongs to the views that need one: transactions and
+// usage are the tenant's (or owner's) whatever the collections.
+let hasCollection = false;
+function showNoCollection() {
+  const tab = $("#main").dataset.tab || "tab-ask";
+  $("#no-collection").hidden = hasCollection || !["tab-ask", "tab-documents"].includes(tab);
 }
 
 async function signIn(key) {
@@ -71,6 +93,7 @@ async function signIn(key) {
   }
   sessionStorage.setItem(KEY_STORAGE, key);
   views.chat.reset(); // another key may be another tenant: nothing of the last one stays
+  views.transactions.reset();
   $("#signin-view").hidden = true;
   $("#app-view").hidden = false;
   selectTab("tab-ask", { focus: false });
@@ -78,12 +101,13 @@ async function signIn(key) {
   views.conversations.probe();
   $("#question").focus();
   announce("Signed in.");
+  if (parseTransactionsHash(window.location.hash)) followLink(window.location.hash);
 }
 
 // -- tabs (WAI-ARIA tabs pattern: arrow keys move between tabs) ---------------
-const TABS = ["tab-ask", "tab-documents", "tab-usage"];
+const TABS = ["tab-ask", "tab-documents", "tab-transactions", "tab-usage"];
 
-function selectTab(id, { focus = true } = {}) {
+function selectTab(id, { focus = true, refresh = true } = {}) {
   for (const tabId of TABS) {
     const tab = document.getElementById(tabId);
     const selected = tabId === id;
@@ -92,9 +116,26 @@ function selectTab(id, { focus = true } = {}) {
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
     if (selected && focus) tab.focus();
   }
+  $("#main").dataset.tab = id;
+  showNoCollection();
   // Another client (or the CLI) may have changed the documents since the last look.
   if (id === "tab-documents" && api.key) views.documents.refresh();
   if (id === "tab-usage" && api.key) views.usage.refresh();
+  if (id === "tab-transactions" && api.key && refresh) views.transactions.refresh();
+}
+
+/**
+ * A link into the Transactions view (an answer's source, a row's own anchor):
+ * `#tx-<id>` shows that row, `#transactions?id=…` the rows an answer cites.
+ */
+function followLink(hash) {
+  const target = parseTransactionsHash(hash);
+  if (!target || !api.key) return false;
+  const tab = document.getElementById("tab-transactions");
+  if (tab.getAttribute("aria-selected") !== "true") selectTab("tab-transactions", { refresh: Boolean(target.all) });
+  if (target.id) views.transactions.reveal(target.id);
+  else if (target.ids) views.transactions.showIds(target.ids, target.label);
+  return true;
 }
 
 function wireTabs() {
@@ -163,6 +204,17 @@ async function start() {
   window.addEventListener("hashchange", () => {
     const key = keyFromLink();
     if (key) signIn(key).catch((err) => signOut(err.status === 401 ? "That sign-in link's key was not accepted." : err.message));
+    else followLink(window.location.hash);
+  });
+  // Our own links are followed here too, so that clicking the same one twice shows its row again.
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest?.("a[href^='#']");
+    if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    const hash = link.getAttribute("href");
+    if (!parseTransactionsHash(hash)) return;
+    event.preventDefault();
+    if (window.location.hash !== hash) window.history.pushState(null, "", hash);
+    followLink(hash);
   });
   const saved = keyFromLink() || sessionStorage.getItem(KEY_STORAGE);
   if (!saved) return showSignIn();
