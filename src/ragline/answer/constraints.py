@@ -137,9 +137,10 @@ def missing_constraints(question: str, evidence: Sequence[str], aliases: Mapping
     names = [c for c in constraints if not _DURATION.fullmatch(c.label)]
     for text in evidence:
         missing = [c.label for c in constraints if not c.met_by(text)]
-        # On topic: one of the question's other terms is there, or a name it asks for
-        # (a name is specific; "current" in "the current MCLR" is not needed).
-        on_topic = not others or bool(others & content_terms(text)) or any(c.met_by(text) for c in names)
+        # On topic: one of the question's other terms is there, or — when the question has
+        # a single other term ("the current MCLR") — a name it asks for.
+        on_topic = (not others or bool(others & content_terms(text))
+                    or (len(others) <= 1 and any(c.met_by(text) for c in names)))
         if not on_topic:
             missing = [c.label for c in constraints]
         if best is None or len(missing) < len(best):
@@ -224,6 +225,13 @@ def answer_type(question: str) -> AnswerType | None:
 _QUESTION_WORDS = frozenset(["what", "whats", "which", "when", "where", "who", "whom", "whose", "why", "how", "much", "many", "long", "does", "do", "did", "is", "are", "can", "could", "would", "should", "will", "may", "might", "shall", "the", "a", "an", "my", "your", "our", "their", "its", "this", "that", "these", "those", "there", "here", "for", "from", "with", "without", "about", "into", "onto", "over", "under", "after", "before", "between", "during", "per", "and", "or", "not", "any", "some", "all", "each", "every", "than", "then", "cost", "costs", "price", "fee", "fees", "charge", "charges", "rate", "rates", "pay", "paid", "get", "got", "take", "need", "want", "know", "tell", "give", "please", "much", "que", "cual", "cuanto", "cuanta", "cuantos", "cuantas", "como", "donde", "cuando", "quien", "por", "para", "con", "sin", "sobre", "una", "uno", "unos", "unas", "los", "las", "el", "la", "del", "al", "de", "en", "y", "o", "mi", "mis", "tu", "tus", "su", "sus", "es", "son", "hay", "puedo", "puede", "tiene", "tienen", "cuesta", "cuestan", "precio"]) | STOPWORDS
 
 
+# Prefixes that make another grade of a kind ("extra-large" beside "large").
+_GRADES = frozenset("extra super ultra mini micro semi sub over under non".split())
+# Adjectives that describe any product, never a kind of one ("a new card", "my current account"
+# is a kind, but "current" alone before a noun the sources name otherwise is not).
+_ANY_KIND = frozenset("""new old existing current latest first last next own other another different same additional
+usual normal typical whole full main nuevo nueva nuevos nuevas viejo vieja otro otra mismo misma""".split())
+
 _OPENERS = frozenset("""a an the my your our their his her its this that these those any each every some no for on of
 per about with without un una unos unas el la los las mi mis tu tus su sus del al de en por para con sin sobre""".split())
 
@@ -273,7 +281,7 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
     texts = [[_norm(t) for t in text] for text in originals]
     vocabulary = {w for text in texts for w in text}
     step = 1 if language == "spanish" else -1  # where the kind word sits from its head: English before, Spanish after
-    common = _QUESTION_WORDS | _stopwords(language)
+    common = _QUESTION_WORDS | _stopwords(language) | _ANY_KIND
     for i, word in enumerate(words):
         if (word in common or len(word) < 3 or word in vocabulary or any(c.isdigit() for c in word)
                 or (language == "english" and word.endswith(("ly", "ed", "est")))
@@ -302,8 +310,12 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
             continue
         pair = (tokens[i], tokens[head_at]) if step == -1 else (tokens[head_at], tokens[i])
         asked = " ".join(pair).lower()
-        named = [k for k in kinds if _norm(k) in word.split("-")]
-        if not named and alike is not None and alike(tokens[i].lower(), list(kinds)):
+        # "extra-large" is another size than "large"; "fixed-term" is still "fixed".
+        parts = word.split("-")
+        graded = len(parts) > 1 and parts[0] in _GRADES and any(_norm(k) in parts[1:] for k in kinds)
+        if not graded and alike is not None and alike(tokens[i].lower(), list(kinds)):
+            continue
+        if len(parts) > 1 and not graded and any(_norm(k) in parts for k in kinds):
             continue
         if known(asked):
             continue
