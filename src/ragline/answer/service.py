@@ -400,8 +400,9 @@ class Answerer:
             failed = "; ".join(c.problem for c in grounding.dropped if c.problem) or "no claim could be checked"
             quoted = ExtractiveGenerator(memo).generate(request)
             first = grounding.first + [*grounding.sentences, *grounding.dropped]
+            done = [a for a in grounding.action if a != "dropped"]
             shipped, grounding = checker.check(quoted, context)
-            grounding.first, grounding.action = first, [*grounding.action, "fallback"]
+            grounding.first, grounding.action = first, [*done, "fallback"]
             answer.generator = "extractive"
             answer.fallback_reason = f"the model's answer failed the claim check ({failed}); quoted from the sources"
         answer.grounding = grounding
