@@ -325,14 +325,15 @@ def missing_sibling(question: str, evidence: Sequence[str], known: Callable[[str
     return None
 
 
-def kind_terms(question: str, evidence: Sequence[str], language: str = "english") -> list[str]:
-    """The question's kind words that tell the sources' products apart: "home" in
-    "penalty on a home loan" when the sources speak of home loans and personal
-    loans. An answer must come from where that kind is meant, not from its sibling."""
+def kind_terms(question: str, evidence: Sequence[str], language: str = "english") -> dict[str, set[str]]:
+    """The question's kind words that tell the sources' products apart, each with its
+    siblings: {"home": {"personal"}} for "penalty on a home loan" when the sources
+    speak of home loans and personal loans. An answer must come from where that kind
+    is meant, not from a sibling's."""
     tokens = [_norm(t) for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*", question)]
     texts = [[_norm(t) for t in re.findall(r"[^\W_]+(?:-[^\W_]+)*", text)] for text in evidence]
     step = 1 if language == "spanish" else -1
-    out = []
+    out: dict[str, set[str]] = {}
     for i, word in enumerate(tokens):
         head_at = i - step
         if word in _QUESTION_WORDS or len(word) < 3 or not 0 <= head_at < len(tokens):
@@ -343,5 +344,5 @@ def kind_terms(question: str, evidence: Sequence[str], language: str = "english"
         kinds = {text[j + step] for text in texts for j, w in enumerate(text)
                  if w == head and 0 <= j + step < len(text) and text[j + step] not in _QUESTION_WORDS}
         if word in kinds and len(kinds) >= 2:
-            out.append(word)
+            out[word] = {k for k in kinds - {word} if len(k) > 2 and k not in _ANY_KIND}
     return out

@@ -33,7 +33,7 @@ RELATIVE_CUTOFF = 0.75
 # A candidate sharing this much of its terms with a chosen sentence repeats it.
 REDUNDANT = 0.8
 MIN_WORDS = 4
-# Score factor of a sentence whose source does not name the question's kind of product.
+# Score factor of a sentence that names a sibling of the question's kind of product, not it.
 KIND_PENALTY = 0.5
 # Structured-abstract labels ("BACKGROUND", "MATERIALS AND METHODS:") glued to a
 # sentence's start by the loader; they are not part of the claim.
@@ -109,8 +109,11 @@ class ExtractiveGenerator:
                                               for s in request.context.sources])
         for candidate, score in zip(candidates, scores):
             label = f"{labels.get(candidate.n, '')} {fold(candidate.text)}"  # where it is said, and what
-            missing = [k for k in kinds if not re.search(rf"\b{re.escape(k)}", label)]
-            candidate.score = float(score) * (KIND_PENALTY if missing else 1.0)
+            # lacking the asked kind while naming a sibling of it: said of another product
+            sibling = any(not re.search(rf"\b{re.escape(k)}", label)
+                          and any(re.search(rf"\b{re.escape(o)}", label) for o in others)
+                          for k, others in kinds.items())
+            candidate.score = float(score) * (KIND_PENALTY if sibling else 1.0)
         best = max(c.score for c in candidates)
         wanted = answer_type(request.question)
         # Among the sentences close to the best, one that states the kind of fact
