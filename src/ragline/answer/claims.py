@@ -48,6 +48,9 @@ _DEFINITION_BACK = re.compile(r"\b([A-Z]{2,8})\s*\(\s*((?:[A-Z][a-z]+\s+){1,6}[A
 # Words that start a sentence or question with a capital but name nothing.
 _NOT_NAMES = frozenset(["i", "a", "an", "the", "this", "that", "these", "those", "it", "its", "if", "in", "on", "at", "for", "from", "to", "of", "and", "or", "but", "so", "as", "by", "with", "what", "how", "when", "where", "which", "who", "why", "is", "are", "can", "do", "does", "will", "would", "should", "could", "please", "yes", "no", "you", "your", "we", "our", "they", "their", "there", "here", "also", "however", "note", "each", "every", "all", "some", "any", "both", "our", "its", "his", "her", "my", "el", "la", "los", "las", "un", "una", "en", "de", "por", "para", "con", "si", "no", "sí", "cada", "también"])
 
+# A rate's period is no thing a value belongs to ("per day"), in terms' five-letter form.
+_PERIOD_WORDS = frozenset("day days month years year night week annum hour dia mes año noche seman hora".split())
+
 ClaimStatus = str  # "supported" | "wrong_number" | "wrong_entity" | "wrong_citation" | "unsupported" | "uncited"
 
 
@@ -433,8 +436,14 @@ def _pair_problem(q: Quantity, claimed: list[Quantity], claim_terms: set[str], s
             if not hits:
                 continue
             # The sentence's other values must be stated in the same sentence (or a heading).
-            together = window.sentence_quantities + passage.context_quantities
-            if any(not any(o.same(x) for x in together) for o in others):
+            # In a list of pairs ("12 months 2.75%, 24 months 2.60%") the clause must hold both.
+            def stated_with(o: Quantity) -> bool:
+                count = {family(x) for x in window.sentence_quantities}
+                listed = all(sum(1 for x in window.sentence_quantities if family(x) == family(v)) > 1 for v in (q, o))
+                together = (window.quantities if listed and count else window.sentence_quantities)
+                return any(o.same(x) for x in together + passage.context_quantities)
+
+            if not all(stated_with(o) for o in others):
                 best_reason = best_reason or (f"source [{passage.n}] does not state {q.text} together with "
                                               + ", ".join(o.text for o in others))
                 continue
@@ -446,7 +455,7 @@ def _pair_problem(q: Quantity, claimed: list[Quantity], claim_terms: set[str], s
             # heading), while this value's own words include one the sentence lacks:
             # "Standard … €9.50" where the passage says "Premium … €9.50".
             wrong = [t for t in claim_terms & foreign if t not in mine and t not in passage.context]
-            lacking = [t for t in mine - claim_terms if t in _distinctive(passage, kind)]
+            lacking = [t for t in mine - claim_terms - _PERIOD_WORDS if t in _distinctive(passage, kind)]
             # A name of the sentence that the passage gives with another value, and not in
             # this value's sentence ("The MG996R weighs 9 g" where 9 g is the SG90's).
             folded = " ".join(re.findall(r"\w+", fold(window.sentence)))

@@ -90,6 +90,15 @@ _MEASURES: dict[str, tuple[str, Decimal]] = {
 }
 _MEASURE_RX = "|".join(re.escape(u) for u in sorted(_MEASURES, key=len, reverse=True))
 
+# A rate's period after an amount or a percentage ("€8.95 a month", "7% p.a.", "45 € al día").
+_PER = (r"(?:\s*(?:/|an?|per|each|every|al|por|cada|la)\s*(?P<per>day|night|week|month|year|annum|hour|d[ií]a|noche|"
+        r"semana|mes|año|ano|hora)\b|\s*(?P<pa>p\.\s?a\.|monthly|annually|yearly|daily|mensual(?:es)?|anual(?:es)?))?")
+_PERIODS = {"day": "day", "dia": "day", "día": "day", "daily": "day", "night": "night", "noche": "night",
+            "week": "week", "semana": "week", "month": "month", "mes": "month", "monthly": "month",
+            "mensual": "month", "mensuales": "month", "year": "year", "annum": "year", "año": "year",
+            "ano": "year", "annually": "year", "yearly": "year", "anual": "year", "anuales": "year",
+            "p.a.": "year", "hour": "hour", "hora": "hour"}
+
 _MONTHS = {name: i for i, names in enumerate([
     ("january", "jan", "enero"), ("february", "feb", "febrero"), ("march", "mar", "marzo"),
     ("april", "apr", "abril"), ("may", "mayo"), ("june", "jun", "junio"), ("july", "jul", "julio"),
@@ -115,12 +124,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("time", re.compile(r"\b(?P<h>1[0-2]|0?[1-9])\s*(?P<ampm>[ap]\.?\s?m\.?)(?![a-z])", re.IGNORECASE)),
     ("time", re.compile(r"\b(?P<h>[01]?\d|2[0-3])\s*h\b(?!\w)")),
     ("measure", re.compile(rf"(?<![\w.,])(?P<num>{_NUM})\s?(?P<unit>{_MEASURE_RX})(?![\w/])")),
-    ("money", re.compile(rf"(?P<cur>{_CURRENCY_RX})\s?(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|k)\b)?",
-                         re.IGNORECASE)),
+    ("money", re.compile(rf"(?P<cur>{_CURRENCY_RX})\s?(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|k)\b)?"
+                         rf"{_PER}", re.IGNORECASE)),
     ("money", re.compile(rf"(?<![\w.,])(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|millones|mil)\b)?"
-                         rf"\s?(?P<cur>{_CURRENCY_RX})(?![a-z])", re.IGNORECASE)),
-    ("percent", re.compile(rf"(?<![\w.,])(?P<num>{_NUM}|{_WORDS_RX})\s?(?:%|per\s?cent\b|percent\b|por\s?ciento\b)",
-                           re.IGNORECASE)),
+                         rf"\s?(?P<cur>{_CURRENCY_RX})(?![a-z]){_PER}", re.IGNORECASE)),
+    # "free of charge", "no fee", "gratis": an amount of nothing
+    ("zero", re.compile(r"\bfree of charge\b|\bat no (?:extra )?(?:cost|charge)\b|\bno (?:\w+ ){0,3}(?:fees?|charges?)\b|"
+                        r"\bgratis\b|\bgratuit[oa]s?\b|\bsin (?:coste|cargo|comisi[oó]n)\b|"
+                        r"\b(?:is|are|be|remains?|stays?|costs?)\s+(?:completely\s+)?free\b", re.IGNORECASE)),
+    ("percent", re.compile(rf"(?<![\w.,])(?P<num>{_NUM}|{_WORDS_RX})\s?(?:%|per\s?cent\b|percent\b|por\s?ciento\b)"
+                           rf"{_PER}", re.IGNORECASE)),
     ("duration", re.compile(rf"(?<![\w.,])(?P<num>{_NUM}|{_WORDS_RX})\s*-?\s*(?P<unit>{_DURATION_RX})",
                             re.IGNORECASE)),
     ("number", re.compile(rf"(?<![\w.,/-])(?P<num>{_NUM})(?:\s*(?P<mult>lakhs?|lac|crores?|million|millones)\b)?"
@@ -145,6 +158,7 @@ class Quantity:
     end: int
     ambiguous: bool = False
     raw: Decimal | None = None  # the number as written, before any unit conversion (3 of "3 years")
+    per: str = ""  # a rate's period: "month" of "€8.95 a month", "year" of "7% p.a."
 
     @property
     def written(self) -> Decimal:
@@ -162,6 +176,8 @@ class Quantity:
         if self.kind == "time":
             return self.value == other.value or _twelve_hour(self, other) or _twelve_hour(other, self)
         if self.kind in ("money", "duration", "measure") and self.unit and other.unit and self.unit != other.unit:
+            return False
+        if self.per and other.per and self.per != other.per:  # €8.95 a month is not €8.95 a year
             return False
         if self.kind == "measure":  # converted units: equal up to rounding (50 cm/s = 0.5 m/s)
             return abs(self.value - other.value) <= abs(other.value) * Decimal("1e-9")
@@ -225,6 +241,8 @@ def _build(kind: Kind, match: re.Match[str]) -> Quantity | None:
         except ValueError:
             return None
         return Quantity("date", Decimal(day.toordinal()), "", text, start, end)
+    if kind == "zero":
+        return Quantity("money", Decimal(0), "", text, start, end)
     if kind == "time":
         hour, minute = int(groups["h"]), int(groups.get("min") or 0)
         ampm = (groups.get("ampm") or "").lower().replace(".", "").replace(" ", "")
@@ -247,8 +265,9 @@ def _build(kind: Kind, match: re.Match[str]) -> Quantity | None:
     mult = (groups.get("mult") or "").lower()
     if mult:
         value *= _MULTIPLIERS.get(mult, Decimal(1))
+    per = _period(groups)
     if kind == "money":
-        return Quantity("money", value, _currency(groups["cur"]), text, start, end)
+        return Quantity("money", value, _currency(groups["cur"]), text, start, end, per=per)
     if kind == "duration":
         unit, factor = _duration_unit(groups["unit"])
         if not unit:
@@ -257,7 +276,12 @@ def _build(kind: Kind, match: re.Match[str]) -> Quantity | None:
     if kind == "measure":
         dimension, scale = _MEASURES[groups["unit"]]
         return Quantity("measure", value * scale, dimension, text, start, end, raw=value)
-    return Quantity(kind, value, "", text, start, end)
+    return Quantity(kind, value, "", text, start, end, per=per)
+
+
+def _period(groups: dict[str, str | None]) -> str:
+    word = (groups.get("per") or groups.get("pa") or "").lower().replace(" ", "")
+    return _PERIODS.get(word, _PERIODS.get(word.rstrip("."), "")) if word else ""
 
 
 def quantities(text: str) -> list[Quantity]:
