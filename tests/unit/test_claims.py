@@ -150,3 +150,24 @@ def test_a_collection_floor_is_lowered_to_its_background_and_never_raised() -> N
     assert calibrated(0.39, [0.05]) == pytest.approx(0.39 - MAX_LOWER)  # lowered by a bounded step
     assert calibrated(0.39, [0.45]) == 0.39 and calibrated(0.39, []) == 0.39  # never above the model's
 
+
+
+def test_a_rates_period_is_part_of_its_value() -> None:
+    (monthly,), (yearly,), (bare,) = quantities("€8.95 a month"), quantities("€8.95 a year"), quantities("€8.95")
+    assert not monthly.same(yearly) and monthly.same(bare)
+    (pa,) = quantities("7% p.a.")
+    assert pa.per == "year" and pa.same(quantities("7% a year")[0]) and not pa.same(quantities("7% per month")[0])
+    plans = Passage.of(1, "The Plus package costs €8.95 a month.")
+    assert check_claim("The Plus package costs €8.95 a year [1].", [1], [plans]).status == "wrong_number"  # type: ignore[union-attr]
+
+
+def test_free_and_no_fee_state_an_amount_of_nothing() -> None:
+    fees = Passage.of(1, "Card payments in euro are free of charge. Other currencies cost 1.75%.")
+    assert check_claim("Paying in euro costs no fee at all [1].", [1], [fees]).status == "supported"  # type: ignore[union-attr]
+    assert [q.value for q in quantities("5 free ATM withdrawals")] == [Decimal(5)]  # an adjective, not a price
+
+
+def test_in_a_list_of_pairs_both_values_share_a_clause() -> None:
+    rates = Passage.of(1, "Rates: 3 months 2.10%, 12 months 2.75%, 24 months 2.60% per year.")
+    assert check_claim("A 24-month deposit pays 2.60% [1].", [1], [rates]).status == "supported"  # type: ignore[union-attr]
+    assert check_claim("A 24-month deposit pays 2.75% [1].", [1], [rates]).status == "wrong_entity"  # type: ignore[union-attr]
