@@ -269,6 +269,14 @@ function claimList(g) {
 function describeGrounding(g) {
   if (g === undefined || g === null) return "";
   if (typeof g !== "object") return String(g);
+  if (Array.isArray(g.claims) && g.claims.length) { // what shipped; what was caught is listed under "Claims checked"
+    const shipped = g.claims.filter((c) => c.shipped);
+    const ok = shipped.filter((c) => c.status === "supported").length;
+    const caught = g.claims.length - shipped.length;
+    const bits = [`${ok} of ${shipped.length} sentence${shipped.length === 1 ? "" : "s"} supported by the cited sources`];
+    if (caught) bits.push(`${caught} caught and not shipped`);
+    return bits.join(", ");
+  }
   if (Number.isFinite(g.supported)) {
     const total = (g.supported || 0) + (g.unsupported || 0) + (g.uncited || 0);
     if (!total) return "";
