@@ -74,6 +74,10 @@ class EmbedderSettings(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10)
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)
+    # Remote embedders: one call's deadline across its attempts and waits (None: attempts x
+    # timeout), and the largest reply read (256 vectors of 3,072 dimensions as JSON: ~16 MB).
+    deadline_s: float | None = Field(default=120.0, gt=0, le=3600)
+    max_reply_mb: float = Field(default=64.0, gt=0, le=1024)
     query_cache_size: int = Field(default=1024, ge=0, le=1_000_000)  # query vectors kept in memory (0: off)
     # A chunk longer than the model's input limit: "split" it before embedding; "warn" (the model
     # reads its head); or "head" (the fast preset): chunks are not capped at the window, the model
@@ -154,6 +158,12 @@ class GeneratorSettings(BaseModel):
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)  # first wait (s); doubles per retry, with jitter
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)  # cap on one wait, Retry-After included
     max_output_tokens: int = Field(default=512, ge=16, le=8192)
+    # One call's deadline across its attempts and the waits between them, streamed answers
+    # read to the end included (None: attempts x timeout). An answer past twice
+    # max_output_tokens (about 4 characters a token) or max_reply_mb on the wire is cut there
+    # and the answer falls back to extractive: a provider ignoring max_tokens cannot fill memory.
+    deadline_s: float | None = Field(default=120.0, gt=0, le=3600)
+    max_reply_mb: float = Field(default=4.0, gt=0, le=1024)
     # Generators a request may name (RAGLINE_GENERATOR__ALLOWED="extractive,openai"); None:
     # ``name`` and extractive. base_url, api_key and model belong to ``name`` alone: any other
     # allowed provider gets its own default URL and its own key variable, never these.
@@ -337,6 +347,8 @@ class TrueLayerSettings(BaseModel):
     timeout: float = Field(default=30.0, gt=0, le=300)
     max_retries: int = Field(default=4, ge=0, le=10)  # on 429 and 5xx, with backoff honouring Retry-After
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
+    deadline_s: float | None = Field(default=90.0, gt=0, le=3600)  # one call, its retries and waits included
+    max_reply_mb: float = Field(default=16.0, gt=0, le=1024)  # one page of accounts or transactions
 
 
 class RecordsSettings(BaseModel):
