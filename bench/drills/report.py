@@ -58,6 +58,16 @@ def render() -> str:
                   f"{c['server_rss_before_mb']} / {c['server_peak_rss_mb']} | {c.get('fallback_reason')} |"
                   for name, c in providers["cases"].items()]
         lines.append("")
+    lanes = _read("ingest_lanes")
+    if lanes:
+        refused, slow = lanes["refused"], lanes["slow_file"]
+        lines += ["## Ingestion lanes (`python -m bench.drills.ingest_lanes`)", "",
+                  (f"{lanes['file_mb']} MB of 200,000 nested `<div>`s: {refused['state']} after "
+                  f"{refused['seconds']} s from upload ({refused['error']}). With the structure limit raised (the "
+                  f"file holds a parser for its {lanes['parse_timeout_s']:g} s time limit), another tenant's small "
+                  f"text waited **{slow['small_job_wait_s']} s** from upload to {slow['small_job_state']} "
+                  f"(target ≤ {slow['target_s']:g} s; the long job was {slow['long_job_state_then']} then). "
+                  f"Run {lanes['when']}."), ""]
     fuzz = _read("fuzz")
     if fuzz:
         lines += ["## Hostile input (`python -m bench.drills.fuzz`)", "",

@@ -131,7 +131,15 @@ class LimitSettings(BaseModel):
     max_parse_file_mb: float = Field(default=100.0, gt=0,
                                      validation_alias=AliasChoices("max_parse_file_mb", "max_file_mb"))
     parse_timeout_s: float = Field(default=120.0, gt=0)
-    parse_memory_mb: int = Field(default=4096, ge=256)
+    parse_memory_mb: int = Field(default=4096, ge=256)  # each parser process's address space
+    # Files parsed at once, each in its own process: one slow file (another tenant's, say)
+    # holds one of them, not every job worker behind a single parser.
+    parse_workers: int = Field(default=2, ge=1, le=32)
+    # HTML is bounded by structure before it is parsed: the HTML5 tree builder is quadratic
+    # in nesting (20,000 nested <div>s: 1.5 s; 200,000: minutes). Browsers' tree builders
+    # stop nesting at 512; no real page we hold comes near either limit.
+    max_html_depth: int = Field(default=512, ge=16, le=10_000_000)
+    max_html_nodes: int = Field(default=1_000_000, ge=1000)  # start tags
     # What one file may expand to (upload bytes say little: a 477 KB .docx held 200,000
     # chunks). The 31 real PDFs in shared/testdata need at most 142,392 characters and
     # 217 chunks; SciFact's corpus.jsonl, one file, 7.26 M characters and 10,459 chunks.
@@ -222,6 +230,9 @@ class ServerSettings(BaseModel):
     port: int = Field(default=8000, ge=0, le=65535)
     admin_key: str | None = None
     job_workers: int = Field(default=1, ge=0, le=32)  # 0: this process only serves; `ragline worker` ingests
+    # One more job worker beside them that takes only jobs of tenants with none running:
+    # another tenant's small upload passes a long one instead of waiting for it.
+    job_idle_tenant_lane: bool = True
     job_lease_s: float = Field(default=30.0, ge=1.0, le=3600.0)  # a dead worker's job is taken again after this
     # Ingestion in a child process at a lower CPU priority (server/worker_process.py), so one
     # tenant's upload does not slow others' requests; False runs the workers as threads here.

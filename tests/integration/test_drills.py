@@ -1,6 +1,6 @@
 """The fast subset of `make drills` that CI runs so the drills do not rot: the two
 shortest end to end at a small size, and the provider drill's huge and dripping
-answers, checked for correctness (no errors, the
+answers, and the ingestion-lane drill, checked for correctness (no errors, the
 expected outcomes), never for wall-clock figures. The faults, fuzz and tenancy
 drills at small size are in bench/checks/test_drills.py (``make bench-checks``)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.drills import load, providers, write_lock
+from bench.drills import ingest_lanes, load, providers, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -34,3 +34,11 @@ def test_providers_drill_ends_each_ask_by_its_deadline_with_bounded_memory(tmp_p
         assert case["fallback_reason"] and "RAGLINE_GENERATOR__" in case["fallback_reason"], (name, case)
         assert case["seconds"] < 3 * case["deadline_s"], (name, case)  # a hang guard, not a speed check
         assert case["provider_wrote_mb"] < 20, (name, case)  # of 60 MB: read to the cap, then hung up
+
+
+@pytest.mark.timeout(300)
+def test_ingest_lanes_drill_refuses_by_structure_and_lets_the_small_job_pass(tmp_path: Path) -> None:
+    result = ingest_lanes.run(True, tmp_path / "ingest_lanes.json")
+    assert result["refused"]["state"] == "failed" and "limits.max_html_depth" in result["refused"]["error"]
+    assert result["slow_file"]["small_job_state"] == "indexed"
+    assert result["slow_file"]["long_job_state_then"] == "parsing"  # it passed the long job, not waited for it
