@@ -140,3 +140,8 @@ class EngineAdmin:
 
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
         return self.store.job_counts(tenant)
+
+    def probe_store_write(self, timeout_s: float) -> None:
+        """Readiness: ``StoreUnavailableError`` if a write could not start within
+        ``timeout_s`` (another process holding SQLite's write lock)."""
+        self.store.probe_write(timeout_s)

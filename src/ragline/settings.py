@@ -274,6 +274,10 @@ class StoreSettings(BaseModel):
     pool_size: int = Field(default=10, ge=1, le=200)  # PostgreSQL connections per process
     connect_timeout: float = Field(default=5.0, gt=0, le=120)
     statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    # SQLite: how long a write waits for the file's write lock (held by another process, say)
+    # before the request gets a 503; a 10,000-chunk document holds it 0.4 s. Readiness probes
+    # the lock with a shorter wait (server/routes/health.py).
+    sqlite_busy_timeout_s: float = Field(default=5.0, gt=0, le=300)
     ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant, SQLite's ANN)
     # SQLite: collections of this many chunks or more answer dense search from an HNSW side
     # index (in <db>.ann/) instead of exact vectors (docs/scaling.md).
