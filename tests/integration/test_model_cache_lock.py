@@ -25,7 +25,9 @@ print("ready", flush=True)
 
 
 def _blocked_on_a_lock(pid: int) -> bool:
-    return "lock" in Path(f"/proc/{pid}/wchan").read_text()
+    """Whether the process sleeps in the kernel waiting for a file lock (flock)."""
+    wchan = Path(f"/proc/{pid}/wchan").read_text()
+    return "locks_lock" in wchan or "flock" in wchan
 
 
 def _leftovers(folder: Path) -> list[str]:
