@@ -89,13 +89,15 @@ bench-backends: install-dev  ## every store backend side by side (SciFact, 100k 
 bench-million: install  ## 1M synthetic chunks on SQLite: load, ANN/tantivy build, recall, p50/p95, RSS (~30 min) → bench/million.{json,md}
 	$(BIN)/python bench/million.py --chunks 1000000
 
-drills: install-dev  ## load, faults, hostile input and tenancy drills → bench/drills/results/*.json (docs/reliability.md)
+drills: install-dev  ## load, faults, hostile input, tenancy, provider and ingestion-lane drills → bench/drills/results/*.json (docs/reliability.md)
 	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8
 	$(BIN)/python -m bench.drills.faults
 	$(BIN)/python -m bench.drills.fuzz --examples 300
 	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_openapi_schema.py
 	$(BIN)/python -m bench.drills.write_lock --chunks 10000
 	$(BIN)/python -m bench.drills.tenancy --seconds 20 --hostile-threads 6
+	$(BIN)/python -m bench.drills.providers
+	$(BIN)/python -m bench.drills.ingest_lanes
 	$(BIN)/python -m bench.drills.report
 
 eval: install

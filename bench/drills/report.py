@@ -46,6 +46,28 @@ def render() -> str:
         lines += ["## Faults (`python -m bench.drills.faults`)", "", f"Run {faults['when']}.", ""]
         for name, result in faults["results"].items():
             lines += [f"### {name}", "", "```json", json.dumps(result, indent=2), "```", ""]
+    providers = _read("providers")
+    if providers:
+        lines += ["## Providers (`python -m bench.drills.providers`)", "",
+                  (f"A fake LLM provider answering {providers['answer_mb']:g} MB, dripping a byte at a time, or "
+                  f"never answering; timeout {providers['timeout_s']:g} s, deadline {providers['deadline_s']:g} s, "
+                  f"reply cap {providers['max_reply_mb']:g} MB. Run {providers['when']}."), "",
+                  "| case | status | ask s | provider requests | provider wrote MB | server RSS before / peak MB | "
+                  "fallback reason |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {name} | {c['status']} | {c['seconds']} | {c['provider_requests']} | {c['provider_wrote_mb']} | "
+                  f"{c['server_rss_before_mb']} / {c['server_peak_rss_mb']} | {c.get('fallback_reason')} |"
+                  for name, c in providers["cases"].items()]
+        lines.append("")
+    lanes = _read("ingest_lanes")
+    if lanes:
+        refused, slow = lanes["refused"], lanes["slow_file"]
+        lines += ["## Ingestion lanes (`python -m bench.drills.ingest_lanes`)", "",
+                  (f"{lanes['file_mb']} MB of 200,000 nested `<div>`s: {refused['state']} after "
+                  f"{refused['seconds']} s from upload ({refused['error']}). With the structure limit raised (the "
+                  f"file holds a parser for its {lanes['parse_timeout_s']:g} s time limit), another tenant's small "
+                  f"text waited **{slow['small_job_wait_s']} s** from upload to {slow['small_job_state']} "
+                  f"(target ≤ {slow['target_s']:g} s; the long job was {slow['long_job_state_then']} then). "
+                  f"Run {lanes['when']}."), ""]
     fuzz = _read("fuzz")
     if fuzz:
         lines += ["## Hostile input (`python -m bench.drills.fuzz`)", "",

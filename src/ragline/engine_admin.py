@@ -107,9 +107,13 @@ class EngineAdmin:
     def create_job(self, scope: Scope, *, doc_id: str, source: str, kind: str, path: str) -> JobInfo:
         return self.store.create_job(scope, doc_id=doc_id, source=source, kind=kind, path=path)
 
-    def claim_job(self, worker: str) -> JobInfo | None:
+    def claim_job(self, worker: str, *, idle_tenants_only: bool = False) -> JobInfo | None:
         """The next job for ``worker``, leased for ``server.job_lease_s``: fair across
-        tenants, and within each tenant's ``quotas.concurrent_jobs``."""
+        tenants, and within each tenant's ``quotas.concurrent_jobs``. With
+        ``idle_tenants_only``, only a job of a tenant with none running (the lane that
+        lets another tenant's small job pass a long one)."""
+        if idle_tenants_only:
+            return self.store.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES, max_running=1)
         quotas = self.settings.quotas
         overrides = {tenant: quotas.for_tenant(tenant).concurrent_jobs for tenant in quotas.tenants}
         return self.store.claim_job(worker, self.settings.server.job_lease_s, MAX_JOB_TRIES,
@@ -136,3 +140,8 @@ class EngineAdmin:
 
     def job_counts(self, tenant: str | None = None) -> dict[str, int]:
         return self.store.job_counts(tenant)
+
+    def probe_store_write(self, timeout_s: float) -> None:
+        """Readiness: ``StoreUnavailableError`` if a write could not start within
+        ``timeout_s`` (another process holding SQLite's write lock)."""
+        self.store.probe_write(timeout_s)

@@ -74,6 +74,10 @@ class EmbedderSettings(BaseModel):
     max_retries: int = Field(default=3, ge=0, le=10)
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)
+    # Remote embedders: one call's deadline across its attempts and waits (None: attempts x
+    # timeout), and the largest reply read (256 vectors of 3,072 dimensions as JSON: ~16 MB).
+    deadline_s: float | None = Field(default=120.0, gt=0, le=3600)
+    max_reply_mb: float = Field(default=64.0, gt=0, le=1024)
     query_cache_size: int = Field(default=1024, ge=0, le=1_000_000)  # query vectors kept in memory (0: off)
     # A chunk longer than the model's input limit: "split" it before embedding; "warn" (the model
     # reads its head); or "head" (the fast preset): chunks are not capped at the window, the model
@@ -127,7 +131,15 @@ class LimitSettings(BaseModel):
     max_parse_file_mb: float = Field(default=100.0, gt=0,
                                      validation_alias=AliasChoices("max_parse_file_mb", "max_file_mb"))
     parse_timeout_s: float = Field(default=120.0, gt=0)
-    parse_memory_mb: int = Field(default=4096, ge=256)
+    parse_memory_mb: int = Field(default=4096, ge=256)  # each parser process's address space
+    # Files parsed at once, each in its own process: one slow file (another tenant's, say)
+    # holds one of them, not every job worker behind a single parser.
+    parse_workers: int = Field(default=2, ge=1, le=32)
+    # HTML is bounded by structure before it is parsed: the HTML5 tree builder is quadratic
+    # in nesting (20,000 nested <div>s: 1.5 s; 200,000: minutes). Browsers' tree builders
+    # stop nesting at 512; no real page we hold comes near either limit.
+    max_html_depth: int = Field(default=512, ge=16, le=10_000_000)
+    max_html_nodes: int = Field(default=1_000_000, ge=1000)  # start tags
     # What one file may expand to (upload bytes say little: a 477 KB .docx held 200,000
     # chunks). The 31 real PDFs in shared/testdata need at most 142,392 characters and
     # 217 chunks; SciFact's corpus.jsonl, one file, 7.26 M characters and 10,459 chunks.
@@ -154,6 +166,12 @@ class GeneratorSettings(BaseModel):
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)  # first wait (s); doubles per retry, with jitter
     retry_max_wait: float = Field(default=8.0, ge=0.0, le=120.0)  # cap on one wait, Retry-After included
     max_output_tokens: int = Field(default=512, ge=16, le=8192)
+    # One call's deadline across its attempts and the waits between them, streamed answers
+    # read to the end included (None: attempts x timeout). An answer past twice
+    # max_output_tokens (about 4 characters a token) or max_reply_mb on the wire is cut there
+    # and the answer falls back to extractive: a provider ignoring max_tokens cannot fill memory.
+    deadline_s: float | None = Field(default=120.0, gt=0, le=3600)
+    max_reply_mb: float = Field(default=4.0, gt=0, le=1024)
     # Generators a request may name (RAGLINE_GENERATOR__ALLOWED="extractive,openai"); None:
     # ``name`` and extractive. base_url, api_key and model belong to ``name`` alone: any other
     # allowed provider gets its own default URL and its own key variable, never these.
@@ -212,6 +230,9 @@ class ServerSettings(BaseModel):
     port: int = Field(default=8000, ge=0, le=65535)
     admin_key: str | None = None
     job_workers: int = Field(default=1, ge=0, le=32)  # 0: this process only serves; `ragline worker` ingests
+    # One more job worker beside them that takes only jobs of tenants with none running:
+    # another tenant's small upload passes a long one instead of waiting for it.
+    job_idle_tenant_lane: bool = True
     job_lease_s: float = Field(default=30.0, ge=1.0, le=3600.0)  # a dead worker's job is taken again after this
     # Ingestion in a child process at a lower CPU priority (server/worker_process.py), so one
     # tenant's upload does not slow others' requests; False runs the workers as threads here.
@@ -253,6 +274,10 @@ class StoreSettings(BaseModel):
     pool_size: int = Field(default=10, ge=1, le=200)  # PostgreSQL connections per process
     connect_timeout: float = Field(default=5.0, gt=0, le=120)
     statement_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    # SQLite: how long a write waits for the file's write lock (held by another process, say)
+    # before the request gets a 503; a 10,000-chunk document holds it 0.4 s. Readiness probes
+    # the lock with a shorter wait (server/routes/health.py).
+    sqlite_busy_timeout_s: float = Field(default=5.0, gt=0, le=300)
     ef_search: int = Field(default=100, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant, SQLite's ANN)
     # SQLite: collections of this many chunks or more answer dense search from an HNSW side
     # index (in <db>.ann/) instead of exact vectors (docs/scaling.md).
@@ -337,6 +362,8 @@ class TrueLayerSettings(BaseModel):
     timeout: float = Field(default=30.0, gt=0, le=300)
     max_retries: int = Field(default=4, ge=0, le=10)  # on 429 and 5xx, with backoff honouring Retry-After
     retry_backoff: float = Field(default=0.5, ge=0.0, le=30.0)
+    deadline_s: float | None = Field(default=90.0, gt=0, le=3600)  # one call, its retries and waits included
+    max_reply_mb: float = Field(default=16.0, gt=0, le=1024)  # one page of accounts or transactions
 
 
 class RecordsSettings(BaseModel):

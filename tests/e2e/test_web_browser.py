@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 from ragline.embed.hashing import HashingEmbedder
 from ragline.engine import Engine
 from ragline.settings import AnswerSettings, ChunkingSettings, EmbedderSettings, ServerSettings, Settings
+from ragline.web import CSP
 
 from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 from tests.web_helpers import launch_chromium, require_browser, screenshot
@@ -101,12 +102,15 @@ def handbook_pdf(browser) -> bytes:
 
 @pytest.fixture
 def page(browser, server):
-    """A fresh browser context (empty sessionStorage) that fails the test on any JS error."""
+    """A fresh browser context (empty sessionStorage) that fails the test on any JS error
+    or anything the page's Content-Security-Policy refused."""
     context = browser.new_context(viewport={"width": 1200, "height": 820})
     context.set_default_timeout(EXPECT_MS)
     tab = context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.on("console", lambda message: errors.append(message.text)
+           if "Content Security Policy" in message.text else None)
     yield tab
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
@@ -404,6 +408,10 @@ def test_static_files_and_api_share_the_app(server):
         index = client.get("/")
         assert index.status_code == 200 and "text/html" in index.headers["content-type"]
         assert "<title>ragline</title>" in index.text
+        for path in ("/", "/index.html", "/style.css", "/js/app.js"):  # the page's files, not the API's
+            headers = client.get(path).headers
+            assert headers["content-security-policy"] == CSP and "frame-ancestors 'none'" in CSP, path
+            assert headers["x-frame-options"] == "DENY" and headers["x-content-type-options"] == "nosniff", path
         assert client.get("/js/app.js").headers["content-type"].split(";")[0] in (
             "text/javascript", "application/javascript")
         assert client.get("/healthz").json() == {"status": "ok"}

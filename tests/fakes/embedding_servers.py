@@ -7,7 +7,9 @@ Vectors are the hashing embedder's (words and trigrams), so texts sharing words
 are near: retrieval through a fake provider behaves like a (weak) real model. The
 server checks what a real one checks: the key, the model name, the batch limit;
 it returns the provider's own error shapes. Faults on demand: ``fail_next`` HTTP
-statuses (with ``Retry-After``), ``nan`` vectors, a ``wrong_dimension``.
+statuses (with ``Retry-After``), ``nan`` vectors, a ``wrong_dimension``, and a
+``flood``: ``("drip", seconds)`` a 200 whose body comes a byte at a time and never
+ends, ``("huge", megabytes)`` a body that large (``spout.sent`` counts the bytes).
 
     with FakeEmbeddingServer("openai", models={"text-embedding-3-small": 1536}) as server:
         OpenAIEmbedder(name="openai", base_url=server.base_url, model="text-embedding-3-small", api_key=server.key)
@@ -26,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ragline.embed.hashing import HashingEmbedder
+from tests.fakes.flood import Spout
 
 LIMITS = {"openai": 2048, "gemini": 100, "ollama": 10_000}
 
@@ -59,6 +62,8 @@ class FakeEmbeddingServer:
         self.fail_next: list[tuple[int, str | None]] = []  # (status, Retry-After) for the next requests
         self.nan = False
         self.wrong_dimension: int | None = None
+        self.flood: tuple[str, float] | None = None
+        self.spout = Spout()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
@@ -105,6 +110,8 @@ def _handler(fake: FakeEmbeddingServer) -> type[BaseHTTPRequestHandler]:
                 failure = fake.fail_next.pop(0) if fake.fail_next else None
             if failure is not None:
                 return self._error(failure[0], "fake failure", {"Retry-After": failure[1]} if failure[1] else None)
+            if fake.flood is not None:
+                return self._flood(*fake.flood)
             route = getattr(self, f"_{fake.protocol}")
             route(request)
 
@@ -163,6 +170,15 @@ def _handler(fake: FakeEmbeddingServer) -> type[BaseHTTPRequestHandler]:
                              "prompt_eval_count": 8 * len(request.texts)})
 
         # -- replies -----------------------------------------------------------------
+        def _flood(self, kind: str, amount: float) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            if kind == "drip":
+                return fake.spout.drip(self.wfile, amount)
+            return fake.spout.pour(self.wfile, int(amount * 1024 * 1024), b"0.1234567, " * 100,
+                                   b'{"data": [{"embedding": [', b"0]}]}")
+
         def _error(self, code: int, message: str, headers: dict[str, str] | None = None, status: str = "") -> None:
             error: dict[str, Any] = {"message": message, "code": code}
             if fake.protocol == "gemini":

@@ -7,7 +7,9 @@ Each request takes the next scripted ``Behaviour`` (then the default one):
 ``Reply`` answers; ``Status`` fails with an HTTP status (and ``Retry-After``);
 ``Slow`` waits before answering (to trigger client timeouts); ``Reply(break_after=n)``
 cuts the stream after n chunks; ``Reply(error_event=True)`` sends the provider's
-in-stream error. Every request is recorded (path, headers, JSON body).
+in-stream error; ``Drip`` sends a 200 whose body comes a byte at a time and never
+ends; ``Huge`` a well-formed answer of tens of megabytes (``server.spout.sent``
+counts the bytes written). Every request is recorded (path, headers, JSON body).
 
     with FakeLLMServer("openai") as server:
         OpenAIGenerator(base_url=server.base_url, model="m", api_key="k")
@@ -23,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from tests.fakes.flood import Spout
 
 PROTOCOLS = ("openai", "gemini", "anthropic")
 
@@ -67,7 +71,23 @@ class Garbage:
     body: bytes = b"<html><body>502 Bad Gateway</body></html>"
 
 
-Behaviour = Reply | Status | Slow | Garbage
+@dataclass
+class Drip:
+    """A 200 whose body arrives one byte every ``delay`` seconds and never ends: each
+    read of the client succeeds, so only a deadline over the whole call stops it."""
+
+    delay: float = 0.05
+
+
+@dataclass
+class Huge:
+    """A well-formed answer of about ``megabytes`` MB (streamed: thousands of text
+    chunks; else one JSON body), written as fast as the client reads it."""
+
+    megabytes: float = 60.0
+
+
+Behaviour = Reply | Status | Slow | Garbage | Drip | Huge
 
 
 @dataclass
@@ -88,6 +108,7 @@ class FakeLLMServer:
         self.script = list(script or [])
         self.default = default or Reply()
         self.requests: list[Recorded] = []
+        self.spout = Spout()  # bytes written by Drip and Huge replies
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer((host, port), _handler(self))
         self._server.daemon_threads = True
@@ -265,6 +286,8 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return self._json(behaviour.code, {"error": {"message": behaviour.message, "code": behaviour.code}},
                                   headers)
             model = body.get("model") or self.path.split("models/")[-1].split(":")[0]
+            if isinstance(behaviour, Drip | Huge):
+                return self._flood(behaviour, protocol, model, streaming)
             prompt = _prompt_text(protocol, body)
             text = behaviour.text(prompt) if callable(behaviour.text) else behaviour.text
             text = quote_first_source(prompt) if text is None else text
@@ -289,6 +312,24 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 if behaviour.chunk_delay:
                     time.sleep(behaviour.chunk_delay)
             self.wfile.write(closing.encode())
+
+        def _flood(self, behaviour: Drip | Huge, protocol: str, model: str, streaming: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if streaming else "application/json")
+            if isinstance(behaviour, Drip):
+                self.end_headers()
+                # SSE: one endless comment line; JSON: endless leading whitespace
+                return server.spout.drip(self.wfile, behaviour.delay, byte=b":" if streaming else b" ")
+            total = int(behaviour.megabytes * 1024 * 1024)
+            if streaming:
+                chunks, _, closing = _stream_events(protocol, ["lorem ipsum dolor sit amet " * 8] * 2, model, (1, 1))
+                self.end_headers()
+                return server.spout.pour(self.wfile, total, chunks[1].encode(), chunks[0].encode(), closing.encode())
+            head, tail = json.dumps(_complete(protocol, "\x00", model, (1, 1))).split("\\u0000")
+            self.send_header("Content-Length", str(len(head) + len(tail) + total // 27 * 27))
+            self.end_headers()
+            return server.spout.pour(self.wfile, total // 27 * 27 - 27, b"lorem ipsum dolor sit amet ",
+                                     head.encode(), b"lorem ipsum dolor sit amet " + tail.encode())
 
         def _route_ok(self, protocol: str) -> bool:
             path = self.path.split("?")[0]

@@ -11,7 +11,8 @@
   otherwise ``current`` is the sum of its transactions as of the latest one.
 - ``script``: a list of failures taken in order by data requests whose path
   contains the given text: ``(path_part, status, retry_after)`` answers that status,
-  ``(path_part, "broken", None)`` a page that is not JSON.
+  ``(path_part, "broken", None)`` a page that is not JSON, ``"drip"`` a 200 whose body
+  comes a byte at a time and never ends, ``"huge"`` a 60 MB page (``spout.sent``).
 
 Every request is recorded as (method, path, query, form).
 """
@@ -24,6 +25,8 @@ from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.flood import Spout
 
 CLIENT_ID, CLIENT_SECRET = "test-client", "test-secret"
 
@@ -40,6 +43,7 @@ class FakeTrueLayer:
         self.refresh_token = refresh_token
         self.code = code
         self.script = list(script or [])
+        self.spout = Spout()  # bytes of "drip" and "huge" replies
         self.requests: list[tuple[str, str, dict[str, list[str]], dict[str, list[str]]]] = []
         self.tokens: dict[str, int] = {}  # access token → requests left
         self.issued = 0
@@ -86,6 +90,8 @@ class FakeTrueLayer:
                 del self.script[i]
                 if status == "broken":
                     return 200, b'{"results": [{"transaction_id": "cut-off', {}
+                if status in ("drip", "huge"):
+                    return 200, status, {}
                 return int(status), {"error": "fake_failure", "error_description": f"scripted {status}"}, (
                     {"Retry-After": retry_after} if retry_after is not None else {})
         parts = path.strip("/").split("/")  # data v1 accounts [id transactions]
@@ -142,6 +148,13 @@ def _handler(fake: FakeTrueLayer) -> type[BaseHTTPRequestHandler]:
             with fake.lock:
                 fake.requests.append(("GET", url.path, query, {}))
                 status, body, headers = fake.data(url.path, query, self.headers.get("Authorization", ""))
+            if body in ("drip", "huge"):  # outside the lock: these replies take their time
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.end_headers()
+                if body == "drip":
+                    return fake.spout.drip(self.wfile, 0.05)
+                return fake.spout.pour(self.wfile, 60 * 1024 * 1024, b'{"transaction_id": "x"}, ', b'{"results": [')
             self._reply(status, body, headers)
 
     return Handler

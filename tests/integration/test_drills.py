@@ -1,5 +1,6 @@
 """The fast subset of `make drills` that CI runs so the drills do not rot: the two
-shortest end to end at a small size, checked for correctness (no errors, the
+shortest end to end at a small size, and the provider drill's huge and dripping
+answers, and the ingestion-lane drill, checked for correctness (no errors, the
 expected outcomes), never for wall-clock figures. The faults, fuzz and tenancy
 drills at small size are in bench/checks/test_drills.py (``make bench-checks``)."""
 
@@ -7,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.drills import load, write_lock
+import pytest
+from bench.drills import ingest_lanes, load, providers, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -21,3 +23,22 @@ def test_write_lock_drill_measures_the_transaction_and_the_other_tenant(tmp_path
     result = write_lock.run(300, tmp_path / "write_lock.json")
     assert result["chunks"] >= 300 and result["other_tenant_writes"] > 0
     assert result["write_transaction_s"] > 0
+
+
+@pytest.mark.timeout(300)
+def test_providers_drill_ends_each_ask_by_its_deadline_with_bounded_memory(tmp_path: Path) -> None:
+    result = providers.run(True, tmp_path / "providers.json")
+    assert set(result["cases"]) == {"huge_streamed", "dripping"}
+    for name, case in result["cases"].items():
+        assert case["status"] == 200 and case["answered"] and case["extractive_fallback"], (name, case)
+        assert case["fallback_reason"] and "RAGLINE_GENERATOR__" in case["fallback_reason"], (name, case)
+        assert case["seconds"] < 3 * case["deadline_s"], (name, case)  # a hang guard, not a speed check
+        assert case["provider_wrote_mb"] < 20, (name, case)  # of 60 MB: read to the cap, then hung up
+
+
+@pytest.mark.timeout(300)
+def test_ingest_lanes_drill_refuses_by_structure_and_lets_the_small_job_pass(tmp_path: Path) -> None:
+    result = ingest_lanes.run(True, tmp_path / "ingest_lanes.json")
+    assert result["refused"]["state"] == "failed" and "limits.max_html_depth" in result["refused"]["error"]
+    assert result["slow_file"]["small_job_state"] == "indexed"
+    assert result["slow_file"]["long_job_state_then"] == "parsing"  # it passed the long job, not waited for it

@@ -137,3 +137,27 @@ def test_oversized_file_is_refused(tmp_path: Path) -> None:
     file.write_text("x" * 2048)
     with pytest.raises(LoaderError, match="over the .* limit"):
         load(file, max_bytes=1024)
+
+
+def test_html_is_bounded_by_structure_before_it_is_parsed() -> None:
+    """200,000 nested <div>s (the HTML5 tree builder is quadratic in nesting: minutes)
+    are refused by a scan of the tags; so is a page past the element limit. Flat
+    pages of unclosed <p>s and tag-like text in scripts and comments are not deep."""
+    from ragline.ingest.loaders.html import HtmlLoader
+    from ragline.ingest.loaders.options import LoadOptions
+
+    loader = HtmlLoader()
+    nested = ("<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000 + "</body></html>").encode()
+    with pytest.raises(LoaderError, match=r"HTML elements nested more than 512 deep \(limits.max_html_depth\)"):
+        loader.load(nested, "nested.html")
+    many = ("<html><body>" + "<span>x</span>" * 2_000 + "</body></html>").encode()
+    with pytest.raises(LoaderError, match=r"more than 1,000 HTML elements \(limits.max_html_nodes\)"):
+        loader.load(many, "many.html", options=LoadOptions(max_html_nodes=1_000))
+    assert loader.load(many, "many.html")[0].blocks[0].text.startswith("xxx")
+    flat = "<html><body>" + "<p>para <b>bold</b><br>" * 5_000 + "<ul>" + "<li>item" * 2_000 + "</ul></body></html>"
+    tricky = ("<html><body><!-- " + "<div>" * 5_000 + " --><script>var s = '" + "<div>" * 5_000 + "';</script>"
+              "<div><div><p>kept</p></div></div></body></html>")
+    for page in (flat, tricky):
+        assert loader.load(page.encode(), "ok.html")[0].blocks
+    legal = "<html><body>" + "<div>" * 500 + "deep but legal" + "</div>" * 500 + "</body></html>"
+    assert loader.load(legal.encode(), "legal.html")[0].blocks[0].text == "deep but legal"

@@ -148,3 +148,47 @@ def test_implementations_never_import_their_registry() -> None:
         path = SRC / "embed" / f"{name}.py"
         assert not _imports_any(path, lambda n: n == "embed" or n.startswith(("embed.registry", "embed.check_"))), path
         assert not _imports_any(path, lambda n: n.startswith("answer")), path
+
+
+def test_one_deadline_spans_every_attempt_and_wait() -> None:
+    """Each attempt's timeout is what is left of the deadline; a hanging provider
+    (every attempt times out) costs the deadline, not attempts x timeout."""
+    now = [0.0]
+    timeouts: list[float] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        read = request.extensions["timeout"]["read"]
+        timeouts.append(read)
+        now[0] += read  # the attempt hangs for its whole timeout
+        raise httpx.ReadTimeout("hung", request=request)
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    client = ProviderClient("p", error=GeneratorError, transport=httpx.MockTransport(handler), sleep=sleep,
+                            clock=lambda: now[0], policy=CallPolicy(timeout=10.0, max_retries=3, backoff=1.0,
+                                                                    max_wait=1.0, deadline=22.0,
+                                                                    settings="RAGLINE_GENERATOR__"))
+    with pytest.raises(GeneratorError, match=r"timed out \(ReadTimeout\) \(after 3 attempts; no time left for "
+                                             r"another within the call's deadline of 22 s"):
+        client.post_json("http://x/y", {}, {})
+    assert timeouts[:2] == [10.0, 10.0] and 0 < timeouts[2] <= 1.5
+    assert now[0] == pytest.approx(22.0)  # before: 4 x 10 s and the waits
+    no_deadline = ProviderClient("p", error=GeneratorError, transport=httpx.MockTransport(handler), sleep=sleep,
+                                 clock=lambda: now[0], policy=CallPolicy(timeout=10.0, max_retries=3, max_wait=0.0))
+    with pytest.raises(GeneratorError, match=r"after 4 attempts\)$"):
+        no_deadline.post_json("http://x/y", {}, {})
+
+
+def test_reply_caps_and_deadlines_are_checked() -> None:
+    with pytest.raises(ValueError, match="deadline"):
+        CallPolicy(deadline=0)
+    with pytest.raises(ValueError, match="max_reply_bytes"):
+        CallPolicy(max_reply_bytes=-1)
+    waits: list[float] = []
+    client = _client([httpx.Response(200, content=b"x" * 5000)], waits,
+                     policy=CallPolicy(max_reply_bytes=4096, settings="RAGLINE_X__"))
+    with pytest.raises(GeneratorError, match=r"^p: the reply passed 4,096 bytes; the rest was not read "
+                                             r"\(the cap: RAGLINE_X__MAX_REPLY_MB\)$"):
+        client.post_json("http://x/y", {}, {})
+    assert client.attempts == 1

@@ -17,6 +17,7 @@ degrade on it: search to keyword only, ingestion fails the batch.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,8 +30,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ConfigError, EmbedderError
-from .graph_cache import mapped_graph, weights_digest
-from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph, write_atomic
+from .graph_cache import mapped_graph, materialising, weights_digest, write_atomic
+from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph
 from .vectors import check_vectors
 
 if TYPE_CHECKING:
@@ -283,8 +284,7 @@ class BertEmbedder:
         cached = self.cache_dir / f"{self.cache_prefix}-{digest}-{QUANT_VERSION}.onnx"
         if not cached.is_file():
             fp32 = source.read_bytes() if isinstance(source, Path) else source
-            write_atomic(cached, quantize_graph(fp32))
-            if not cached.is_file():  # a read-only cache dir
+            if not write_atomic(cached, quantize_graph(fp32)):  # a read-only or full cache dir
                 return quantize_graph(fp32)
         return str(cached)
 
@@ -319,9 +319,12 @@ class BertEmbedder:
         # (8 x 256-token batches): 11.1k tokens/s and 286 MB peak RSS with the arena,
         # 10.1k and 394 MB without (16 x 256: 10.9k / 379 MB and 8.7k / 455 MB).
         opts.enable_cpu_mem_arena = self.arena
-        source = self._model_source(model_dir, cfg)
-        if isinstance(source, str) and Path(source).parent == self.cache_dir:  # H2 (issue 13): weights mapped
-            source = mapped_graph(source)
+        # One process at a time builds the cached graphs (the server and its ingestion child
+        # start together); the other waits, then finds them built.
+        with materialising(self.cache_dir) if self.cache_dir is not None else contextlib.nullcontext():
+            source = self._model_source(model_dir, cfg)
+            if isinstance(source, str) and Path(source).parent == self.cache_dir:  # H2 (issue 13): weights mapped
+                source = mapped_graph(source)
         return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"],
                                     disabled_optimizers=UNFUSED_OPTIMIZERS)
 

@@ -14,16 +14,25 @@ would otherwise redo on every run.
 
 Both are best effort: any failure (read-only cache dir, no ``onnx`` package) falls
 back to the self-contained graph.
+
+- ``materialising``: the cache folder's lock file, held while graphs are built and
+  written. The server and its ingestion child start together and would otherwise both
+  build the same graphs and write them into the data directory at once (on a small
+  disk: both writes fail and a 50 MB ``.tmp`` stays behind); the second waits and
+  finds them built. No write leaves a temporary file behind when it fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+LOCK_NAME = ".materialise.lock"
 SETTLED_S = 2.0  # a file younger than this is hashed, not remembered
 MAPPED_SUFFIX = ".onnx-mapped"  # not "*.onnx": tools that list cached graphs see one per model
 
@@ -46,14 +55,45 @@ def weights_digest(weights: Path, cache_dir: Path) -> str:
     hexdigest = digest.hexdigest()
     if time.time() - max(stat.st_mtime, stat.st_ctime) < SETTLED_S or _identity(weights.stat()) != _identity(stat):
         return hexdigest  # still being written, or just was
+    write_atomic(memo, hexdigest.encode())
+    return hexdigest
+
+
+def write_atomic(path: Path, data: bytes) -> bool:
+    """Write ``path`` whole or not at all (best effort: a read-only or full cache dir
+    must not break embedding); a failed write leaves no temporary file. True if written."""
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        return False
+
+
+@contextlib.contextmanager
+def materialising(cache_dir: Path) -> Iterator[None]:
+    """Hold ``cache_dir``'s lock file (``flock``, released when the holder exits, however
+    it exits): one process at a time builds and writes the cached graphs, the others
+    wait and then find them. Without a writable folder or ``fcntl``, no lock (a
+    read-only cache dir is written by nobody)."""
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(hexdigest)
-        os.replace(tmp, memo)
+        handle = open(cache_dir / LOCK_NAME, "a+b")  # noqa: SIM115 — held for the block
     except OSError:
-        pass
-    return hexdigest
+        yield
+        return
+    with handle:
+        try:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        except (ImportError, OSError):
+            pass  # no locking here: the writes are still atomic
+        yield
 
 
 def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:

@@ -39,6 +39,7 @@ class HTTPEmbedder(CallsProvider):
     def __init__(self, *, name: str, base_url: str, model: str | None, api_key: str | None = None,
                  dimensions: int | None = None, batch_size: int = 32, key_env: tuple[str, ...] = (),
                  timeout: float = 60.0, max_retries: int = 3, backoff: float = 0.5, max_wait: float = 8.0,
+                 deadline: float | None = None, max_reply_bytes: int | None = None,
                  missing_key: str | None = None, transport: httpx.BaseTransport | None = None,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         if not model:
@@ -50,7 +51,9 @@ class HTTPEmbedder(CallsProvider):
         self.http = ProviderClient(name, error=EmbedderError, missing_key=missing_key, hint=self._advice,
                                    transport=transport, sleep=sleep,
                                    policy=CallPolicy(timeout=timeout, max_retries=max_retries, backoff=backoff,
-                                                     max_wait=max_wait))
+                                                     max_wait=max_wait, deadline=deadline,
+                                                     max_reply_bytes=max_reply_bytes,
+                                                     settings="RAGLINE_EMBEDDER__"))
         self.model_id = f"{name}/{model}"
         self.dimensions = dimensions  # requested output dimensionality (None: the model's own)
         self.batch_size = batch_size

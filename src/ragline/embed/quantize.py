@@ -21,7 +21,6 @@ import atexit
 import functools
 import hashlib
 import logging
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -91,14 +90,3 @@ def _quantize(fp32_model: bytes, op_types: tuple[str, ...], per_channel: bool, r
         raise EmbedderError(f"int8 quantization failed: {type(exc).__name__}: {str(exc)[:300]}") from exc
     finally:
         root.setLevel(level)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Best effort cache write: a read-only cache dir must not break embedding."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass

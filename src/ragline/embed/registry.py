@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import ConfigError, EmbedderError
 from ..providers.endpoint import ollama_host, resolve_endpoint
+from ..providers.policy import reply_bytes
 from ..settings import EmbedderSettings
 from .base import Embedder
 from .models import MINILM, MINILM_INSTALL_HINT, model_facts
@@ -117,7 +118,8 @@ def remote_options(settings: EmbedderSettings, spec: EmbedderSpec, env: Mapping[
     return {"name": name, "base_url": endpoint.base_url, "model": settings.model or spec.model,
             "api_key": endpoint.api_key, "dimensions": settings.dimensions, "batch_size": settings.batch_size,
             "timeout": settings.timeout, "max_retries": settings.max_retries, "backoff": settings.retry_backoff,
-            "max_wait": settings.retry_max_wait, "missing_key": endpoint.missing_key, "key_env": spec.key_env}
+            "max_wait": settings.retry_max_wait, "deadline": settings.deadline_s,
+            "max_reply_bytes": reply_bytes(settings.max_reply_mb), "missing_key": endpoint.missing_key, "key_env": spec.key_env}
 
 
 def abstain_floor(embedder: Embedder) -> float | None:

@@ -4,11 +4,14 @@ file can neither hang nor exhaust the run.
 The worker is ``python -m ragline.ingest.parse_worker`` (see that module for the
 protocol): a plain subprocess, so the library works from any script, notebook,
 ``python -`` or ``python -c``. It is reused between files, replaced after a
-timeout or crash, and dies with its parent.
+timeout or crash, and dies with its parent. Up to ``limits.parse_workers`` files
+are parsed at once, each in its own worker, so one slow file does not hold every
+other caller (another tenant's job) for its whole time limit.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -16,6 +19,8 @@ import threading
 import time
 import weakref
 from pathlib import Path
+from collections.abc import Iterator
+from dataclasses import replace
 from typing import IO, Any
 
 from ..children import child_env, spawn
@@ -88,105 +93,140 @@ class _Worker:
 
 
 class ParserSandbox:
-    """Runs ``parse_file`` in a worker process with the configured limits: the file
+    """Runs ``parse_file`` in worker processes with the configured limits: the file
     size is checked before reading, parsing is stopped after ``parse_timeout_s``
-    (the worker is killed and replaced), and the worker's address space is capped at
-    ``parse_memory_mb``. Every failure is a ``LoaderError`` naming the file."""
+    (the worker is killed and replaced), each worker's address space is capped at
+    ``parse_memory_mb``, HTML is bounded by structure (``max_html_depth``,
+    ``max_html_nodes``) before it is parsed, and at most ``parse_workers`` files are
+    parsed at once. Every failure is a ``LoaderError`` naming the file."""
 
     def __init__(self, limits: LimitSettings, options: LoadOptions | None = None) -> None:
         self.limits = limits
         self.options = options or LoadOptions()  # what loaders are told: record fields, OCR
-        self._worker: _Worker | None = None
-        # One file at a time: a timeout replaces the worker, which must not take
-        # another thread's file down with it.
+        # Each file has a worker of its own while it is parsed: a timeout kills that
+        # worker, never another thread's file.
+        self._idle: list[_Worker] = []
+        self._busy: list[_Worker] = []
+        self._slots = threading.BoundedSemaphore(limits.parse_workers)
         self._lock = threading.Lock()
 
     @traced("parse")
     def parse(self, path: Path, source: str, password: str | None = None,
               options: LoadOptions | None = None) -> list[Document | LoaderError]:
         """Parse one file; ``options`` overrides the sandbox's own for this file."""
-        with self._lock:
-            return self._parse(path, source, password, options or self.options)
+        limited = replace(options or self.options, max_html_depth=self.limits.max_html_depth,
+                          max_html_nodes=self.limits.max_html_nodes)
+        with self._slots, self._checked_out(source) as held:
+            return self._parse(held, path, source, password, limited)
 
     def with_options(self, options: LoadOptions) -> SandboxView:
-        """This sandbox (the same worker) parsing with ``options`` (one ingest run's choices)."""
+        """This sandbox (the same workers) parsing with ``options`` (one ingest run's choices)."""
         return SandboxView(self, options)
 
-    def _ready_worker(self, source: str) -> _Worker:
-        if self._worker is not None and not self._worker.alive:
-            self._discard()  # died between files (e.g. killed from outside): start another
-        if self._worker is None:
-            try:
-                self._worker = _Worker(self.limits.parse_memory_mb)
-            except (OSError, RuntimeError) as exc:
-                raise LoaderError(source, f"cannot start the parser: {exc}") from exc
-        return self._worker
+    @contextlib.contextmanager
+    def _checked_out(self, source: str) -> Iterator[list[_Worker]]:
+        """A worker for one file (an idle one, else a new one), as a one-item list
+        whose item ``_parse`` may replace; a live one goes back to idle after."""
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
+        held = [worker if worker is not None and worker.alive else self._started(source, worker)]
+        with self._lock:
+            self._busy.append(held[0])
+        try:
+            yield held
+        finally:
+            worker = held[0]
+            with self._lock:
+                self._busy = [w for w in self._busy if w is not worker]
+                if worker.alive:  # not killed for a timeout, a crash or close()
+                    self._idle.append(worker)
 
-    def _parse(self, path: Path, source: str, password: str | None,
+    def _started(self, source: str, dead: _Worker | None = None) -> _Worker:
+        if dead is not None:
+            dead.kill()  # died between files (e.g. killed from outside): start another
+        try:
+            return _Worker(self.limits.parse_memory_mb)
+        except (OSError, RuntimeError) as exc:
+            raise LoaderError(source, f"cannot start the parser: {exc}") from exc
+
+    def _parse(self, held: list[_Worker], path: Path, source: str, password: str | None,
                options: LoadOptions) -> list[Document | LoaderError]:
         max_chars = self.limits.max_extracted_chars
         request = {"path": str(path), "source": source, "password": password,
                    "max_bytes": int(self.limits.max_parse_file_mb * 1024 * 1024), "max_chars": max_chars,
                    "options": options.to_wire()}
-        worker = self._ready_worker(source)
+
+        def discard() -> None:
+            self._forget(held[0])
+            held[0].kill()
+
+        worker = held[0]
         try:
             worker.send(request)
         except OSError:  # died just now: one fresh worker, then give up
-            self._discard()
-            worker = self._ready_worker(source)
+            discard()
+            held[0] = worker = self._started(source)
+            with self._lock:
+                self._busy.append(worker)
             try:
                 worker.send(request)
             except OSError:
-                self._discard()
+                discard()
                 raise LoaderError(source, CRASHED) from None
         # Text, escaped, plus metadata: generous, but a bound on what a subverted worker can make us allocate.
         max_reply = 8 * max_chars + (256 << 20)
         try:
             reply = worker.receive(time.monotonic() + self.limits.parse_timeout_s, max_reply)
         except TimeoutError:
-            self._discard()
+            discard()
             raise LoaderError(source, f"parsing took longer than {self.limits.parse_timeout_s:g} s; stopped") from None
         except ProtocolError as exc:
-            self._discard()
+            discard()
             raise LoaderError(source, f"the parser sent an invalid reply ({exc})") from None
         if reply is None:
-            self._discard()
+            discard()
             raise LoaderError(source, CRASHED)
         try:
             if isinstance(reply, dict) and "ok" in reply:
                 return [decode_item(item) for item in reply["ok"]]
             error = decode_item(reply)
         except (ProtocolError, TypeError, AttributeError) as exc:
-            self._discard()
+            discard()
             raise LoaderError(source, f"the parser sent an invalid reply ({exc})") from None
         if isinstance(error, LoaderError):
             raise error
-        self._discard()
+        discard()
         raise LoaderError(source, "the parser sent an invalid reply")
 
-    def _discard(self) -> None:
-        worker, self._worker = self._worker, None
-        if worker is not None:
-            worker.kill()
+    def _forget(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy = [w for w in self._busy if w is not worker]
+            self._idle = [w for w in self._idle if w is not worker]
 
     @property
     def worker_pid(self) -> int | None:
-        """The running worker's process id (None before the first file), for monitoring and tests."""
-        worker = self._worker
-        return worker.process.pid if worker is not None and worker.alive else None
+        """A running worker's process id, the idle one first (None before the first
+        file), for monitoring and tests."""
+        with self._lock:
+            workers = [*self._idle, *self._busy]
+        return next((w.process.pid for w in workers if w.alive), None)
+
+    @property
+    def workers(self) -> int:
+        """Worker processes running now (idle and busy)."""
+        with self._lock:
+            return sum(w.alive for w in [*self._idle, *self._busy])
 
     def close(self) -> None:
-        """Stop the worker; the sandbox starts a new one if used again. A file in
+        """Stop the workers; the sandbox starts new ones if used again. A file in
         flight on another thread is not waited for (shutdown must not take up to
         ``parse_timeout_s``): its worker is killed and that file fails."""
-        if self._lock.acquire(blocking=False):
-            try:
-                worker, self._worker = self._worker, None
-            finally:
-                self._lock.release()
-            if worker is not None:
-                worker.stop()
-        elif (worker := self._worker) is not None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            busy = list(self._busy)
+        for worker in idle:
+            worker.stop()
+        for worker in busy:
             worker.kill()
 
 

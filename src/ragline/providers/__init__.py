@@ -4,7 +4,7 @@ generators, the remote embedders and the bank connector share.
 - ``client.py``: ``ProviderClient``, HTTP calls with retries and backoff
   (``Retry-After`` honoured), every failure raised as the caller's error class;
   ``Retry``, raised by a caller's reply check to have a call attempted again.
-- ``policy.py``: ``CallPolicy``, a call's timeout and retries, decided in one place.
+- ``policy.py``: ``CallPolicy``, a call's timeout, retries, deadline and reply cap, decided in one place.
 - ``endpoint.py``: ``resolve_endpoint``, a provider's base URL and API key (settings,
   else its usual environment variables, else its defaults).
 

@@ -8,11 +8,19 @@ raised as the error class the caller names (``GeneratorError``, ``EmbedderError`
 ``ConnectorError``), with the provider's own error text, so no httpx exception
 escapes. A streamed call is retried only until its response starts; once events
 flow, a failure is raised and the caller decides what to do with what it has.
+
+Every body, streamed or not, is read chunk by chunk under the policy's two
+call-wide limits: its byte cap (a 60 MB reply is refused at the cap, never held
+whole) and its deadline (checked after every chunk, and a watchdog shuts the
+socket when it passes, so neither a dripping nor a silent provider outlives it).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -72,17 +80,66 @@ def _failure(exc: httpx.RequestError) -> Retry:
     return Retry(f"request failed ({kind}: {exc})")  # an undecodable body, a redirect loop
 
 
+class _Budget:
+    """What is left of one call's deadline, on the client's clock."""
+
+    def __init__(self, deadline: float | None, clock: Callable[[], float]) -> None:
+        self.deadline = deadline
+        self.clock = clock
+        self.end = clock() + deadline if deadline is not None else math.inf
+        self.cut = False  # the watchdog shut a reply's socket at the deadline
+
+    def left(self) -> float:
+        return self.end - self.clock()
+
+    def expired(self) -> bool:
+        return self.left() <= 0
+
+
+class _OutOfTime(tenacity.stop.stop_base):
+    """Stop when the wait before the next attempt would use up the deadline."""
+
+    def __init__(self, budget: _Budget) -> None:
+        self.budget = budget
+
+    def __call__(self, retry_state: tenacity.RetryCallState) -> bool:
+        return self.budget.left() <= (retry_state.upcoming_sleep or 0.0)
+
+
+class _Body(httpx.SyncByteStream):
+    """Chunks already read under the call's limits, as an httpx stream."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        self._chunks = chunks
+
+    def __iter__(self) -> Iterator[bytes]:
+        yield from self._chunks
+
+
+def _shut(response: httpx.Response, budget: _Budget) -> None:
+    """Shut the socket a reply is read from: a read blocked on it returns at once."""
+    budget.cut = True
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
+
+
 class ProviderClient:
     """Calls to one provider. ``name`` starts every error message; ``error`` is the
     class they are raised as. ``describe`` reads a refusal's text from the reply
     (default: ``error.message``); ``hint(status)`` may add advice to a refusal that
     no retry can cure (" (check RAGLINE_…)"). ``missing_key``, when set, is raised
-    before any request. ``transport`` and ``sleep`` are for tests."""
+    before any request. ``transport``, ``sleep`` and ``clock`` are for tests."""
 
     def __init__(self, name: str, *, error: type[RaglineError], policy: CallPolicy,
                  missing_key: str | None = None, describe: Callable[[httpx.Response], str] = error_message,
                  hint: Callable[[int], str] | None = None, transport: httpx.BaseTransport | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.name = name
         self.error = error
         self.policy = policy
@@ -90,7 +147,9 @@ class ProviderClient:
         self.describe = describe
         self.hint = hint
         self.sleep = sleep
+        self.clock = clock
         self.attempts = 0  # requests sent (for reports and tests)
+        self.bytes_read = 0  # reply bytes read, every call (for reports and tests)
         self._http = httpx.Client(timeout=httpx.Timeout(policy.timeout), follow_redirects=False,
                                   transport=transport)
 
@@ -106,8 +165,8 @@ class ProviderClient:
         read. ``check`` may raise ``Retry`` on a reply that is not what was expected;
         ``what`` names the call in errors ("TrueLayer accounts: …")."""
 
-        def attempt() -> httpx.Response:
-            response = self._attempt(method, url, stream=False, **request)
+        def attempt(budget: _Budget) -> httpx.Response:
+            response = self._read(self._attempt(method, url, budget, **request), budget)
             if check is not None and response.status_code < 400:
                 check(response)
             return response
@@ -118,8 +177,8 @@ class ProviderClient:
         """POST ``body`` as JSON; the reply decoded as a JSON object. A refusal (a
         status that is not retried) raises at once."""
 
-        def attempt() -> dict[str, Any]:
-            response = self._attempt("POST", url, stream=False, json=body, headers=headers)
+        def attempt(budget: _Budget) -> dict[str, Any]:
+            response = self._read(self._attempt("POST", url, budget, json=body, headers=headers), budget)
             self._refuse(response)
             return json_object(self.name, "reply", response.text, self.error)
 
@@ -127,10 +186,13 @@ class ProviderClient:
 
     def stream_events(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Iterator[ServerSentEvent]:
         """POST and iterate the reply's server-sent events. Retried until the response
-        starts; a later failure raises at once."""
-        with self._open_stream(url, body, headers) as response:
+        starts; a later failure raises at once, as does a reply past the policy's
+        byte cap or its deadline."""
+        with self._open_stream(url, body, headers) as (response, budget):
+            capped = httpx.Response(response.status_code, headers=_plain(response.headers),
+                                    stream=_Body(self._chunks(response, budget)), request=response.request)
             try:
-                yield from EventSource(response).iter_sse()
+                yield from EventSource(capped).iter_sse()
             except SSEError as exc:
                 raise self.error(f"{self.name}: bad event stream: {exc}") from exc
             except httpx.TimeoutException as exc:
@@ -139,83 +201,148 @@ class ProviderClient:
                 raise self.error(f"{self.name}: stream broken ({type(exc).__name__}: {exc})") from exc
 
     @contextmanager
-    def _open_stream(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Iterator[httpx.Response]:
+    def _open_stream(self, url: str, body: dict[str, Any],
+                     headers: dict[str, str]) -> Iterator[tuple[httpx.Response, _Budget]]:
         headers = {**headers, "Accept": "text/event-stream"}
+        opened: list[_Budget] = []
 
-        def attempt() -> httpx.Response:
-            response = self._attempt("POST", url, stream=True, json=body, headers=headers)
+        def attempt(budget: _Budget) -> httpx.Response:
+            response = self._attempt("POST", url, budget, json=body, headers=headers)
             try:
-                self._refuse(response)
+                self._refuse(response, budget)
             except BaseException:
                 response.close()
                 raise
+            opened[:] = [budget]
             return response
 
         response = self._call(attempt)
+        watchdog = self._watchdog(response, opened[0])
         try:
-            yield response
+            yield response, opened[0]
         finally:
+            if watchdog is not None:
+                watchdog.cancel()
             response.close()
 
     # -- one attempt, and the retries around it ------------------------------------------
-    def _attempt(self, method: str, url: str, *, stream: bool, **request: Any) -> httpx.Response:
-        """One request: failures to get a reply, and replies with a retried status,
-        raise ``Retry``."""
+    def _attempt(self, method: str, url: str, budget: _Budget, **request: Any) -> httpx.Response:
+        """One request, its response opened (headers read, body not): failures to get
+        a reply, and replies with a retried status, raise ``Retry``. Its timeout is the
+        policy's, shortened to what is left of the call's deadline."""
+        left = budget.left()
+        if left <= 0:
+            raise Retry("no time left")
         self.attempts += 1
-        # Each attempt's timeout is read from the policy here, where a deadline across
-        # the retries would shorten it.
-        timeout = httpx.Timeout(self.policy.timeout)
+        timeout = httpx.Timeout(min(self.policy.timeout, left))
         try:
             response = self._http.send(self._http.build_request(method, url, timeout=timeout, **request),
-                                       stream=stream)
+                                       stream=True)
             if self.policy.retries(response.status_code):
-                try:
-                    response.read()  # a streamed error reply still carries a body worth quoting
-                finally:
-                    response.close()
-                raise Retry(f"HTTP {response.status_code}: {self.describe(response)}",
+                reply = self._read(response, budget)  # an error reply still carries a body worth quoting
+                raise Retry(f"HTTP {response.status_code}: {self.describe(reply)}",
                             retry_after(response.headers.get("retry-after")))
         except httpx.RequestError as exc:
             raise _failure(exc) from exc
         return response
 
-    def _refuse(self, response: httpx.Response) -> None:
+    def _read(self, response: httpx.Response, budget: _Budget) -> httpx.Response:
+        """``response`` with its body read within the call's limits (then closed)."""
+        watchdog = self._watchdog(response, budget)
+        try:
+            content = b"".join(self._chunks(response, budget))
+        except httpx.RequestError as exc:
+            raise _failure(exc) from exc
+        finally:
+            if watchdog is not None:
+                watchdog.cancel()
+            response.close()
+        return httpx.Response(response.status_code, headers=_plain(response.headers), content=content,
+                              request=response.request)
+
+    def _chunks(self, response: httpx.Response, budget: _Budget) -> Iterator[bytes]:
+        """The decoded body as it arrives, refused past the byte cap or the deadline."""
+        cap = self.policy.max_reply_bytes
+        read = 0
+        try:
+            for chunk in response.iter_bytes():
+                read += len(chunk)
+                self.bytes_read += len(chunk)
+                if cap is not None and read > cap:
+                    raise self.error(f"{self.name}: the reply passed {cap:,} bytes; the rest was not read "
+                                     f"(the cap: {self.policy.settings}MAX_REPLY_MB)")
+                if budget.expired():
+                    raise self._deadline_error(f"the reply was still arriving after {read:,} bytes")
+                yield chunk
+        except httpx.RequestError:
+            if budget.cut:
+                raise self._deadline_error(f"the reply was cut after {read:,} bytes") from None
+            raise
+        if budget.cut:  # the shut socket read as the end of the body
+            raise self._deadline_error(f"the reply was cut after {read:,} bytes")
+
+    def _deadline_error(self, what: str) -> RaglineError:
+        return self.error(f"{self.name}: {what}: the call's deadline of {self.policy.deadline:g} s passed "
+                          f"(the deadline: {self.policy.settings}DEADLINE_S)")
+
+    def _watchdog(self, response: httpx.Response, budget: _Budget) -> threading.Timer | None:
+        """A timer shutting the reply's socket when the deadline passes: a provider
+        that goes silent mid-reply holds a read no longer than the call."""
+        if budget.deadline is None:
+            return None
+        timer = threading.Timer(max(0.0, budget.left()), _shut, (response, budget))
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _refuse(self, response: httpx.Response, budget: _Budget | None = None) -> None:
         """A status that no retry cures, as ``error`` with the provider's text."""
         if response.status_code < 400:
             return
-        try:
-            response.read()
-        except httpx.RequestError as exc:  # the refusal's body never came: worth another attempt
-            raise _failure(exc) from exc
+        if budget is not None:  # a streamed refusal: its body is read here, within the limits
+            response = self._read(response, budget)
         advice = self.hint(response.status_code) if self.hint is not None else ""
         raise self.error(f"{self.name}: HTTP {response.status_code}: {self.describe(response)}{advice}")
 
-    def _call(self, attempt: Callable[[], T], what: str | None = None) -> T:
-        """``attempt`` run as the policy says; the last failure raised as ``error``."""
+    def _call(self, attempt: Callable[[_Budget], T], what: str | None = None) -> T:
+        """``attempt`` run as the policy says, within one deadline; the last failure
+        raised as ``error``."""
         label = f"{self.name} {what}" if what else self.name
         if self.missing_key:
             raise self.error(self.missing_key)
-        retrying = self._retrying()
+        budget = _Budget(self.policy.deadline, self.clock)
+        retrying = self._retrying(budget)
         try:
-            return retrying(attempt)
+            return retrying(lambda: attempt(budget))
         except Retry as exc:
             tries = retrying.statistics["attempt_number"]
-            raise self.error(f"{label}: {exc.reason} (after {tries} attempt{'s' if tries > 1 else ''})") \
+            late = ""
+            if budget.deadline is not None and tries < self.policy.attempts:  # stopped by the deadline
+                late = (f"; no time left for another within the call's deadline of {budget.deadline:g} s, "
+                        f"{self.policy.settings}DEADLINE_S")
+            raise self.error(f"{label}: {exc.reason} (after {tries} attempt{'s' if tries > 1 else ''}{late})") \
                 from exc.__cause__
 
-    def _retrying(self) -> tenacity.Retrying:
+    def _retrying(self, budget: _Budget) -> tenacity.Retrying:
         """The one place a call's retries are decided, from its ``CallPolicy``: how
         many attempts, which failures retry (``Retry``), how long each wait is, how it
-        is slept. A deadline across the retries would be one more ``stop`` here."""
+        is slept, and the deadline they all count against: no retry starts whose wait
+        would end past it."""
         policy = self.policy
 
         def wait(state: tenacity.RetryCallState) -> float:
             failure = state.outcome.exception() if state.outcome is not None else None
             return policy.delay(state.attempt_number - 1, failure.wait if isinstance(failure, Retry) else None)
 
-        return tenacity.Retrying(stop=tenacity.stop_after_attempt(policy.attempts), wait=wait,
-                                 retry=tenacity.retry_if_exception_type(Retry),
+        return tenacity.Retrying(stop=tenacity.stop_any(tenacity.stop_after_attempt(policy.attempts),
+                                                        _OutOfTime(budget)),
+                                 wait=wait, retry=tenacity.retry_if_exception_type(Retry),
                                  sleep=lambda seconds: self.sleep(seconds), reraise=True)
+
+
+def _plain(headers: httpx.Headers) -> list[tuple[str, str]]:
+    """Headers of a body already decoded and read: its encoding and length dropped."""
+    return [(k, v) for k, v in headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
 
 
 class CallsProvider:

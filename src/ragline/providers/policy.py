@@ -3,9 +3,10 @@
 Every call a ``ProviderClient`` makes reads its policy here, and only here: the
 per-attempt timeout, how many attempts, which HTTP statuses are worth another
 attempt, and how long to wait between them (exponential backoff with "equal
-jitter", or the server's ``Retry-After``, capped by ``max_wait``). A limit that
-spans a whole call (a deadline across its retries, a cap on the reply's size)
-belongs in this object too.
+jitter", or the server's ``Retry-After``, capped by ``max_wait``), and the two
+limits that span a whole call: one ``deadline`` across every attempt and every
+wait between them, and a cap on the bytes of one reply (``max_reply_bytes``), read
+as it arrives so that a huge reply is never held whole.
 """
 
 from __future__ import annotations
@@ -46,6 +47,14 @@ class CallPolicy:
     as transient (``Retry``). The k-th wait (k from 0) lies in
     ``[b·2^k / 2, b·2^k]`` with ``b·2^k`` capped at ``max_wait``; a server's
     ``Retry-After`` replaces it, capped at ``max_wait`` too.
+
+    ``deadline`` (seconds, None: none) bounds the whole call: each attempt's timeout
+    is the smaller of ``timeout`` and what is left of it, no retry starts whose wait
+    would reach it, and a reply still arriving when it passes is cut (a provider
+    dripping bytes keeps each read alive, never the call). ``max_reply_bytes``
+    (None: no cap) bounds one reply's body as it is read, streamed or not.
+    ``settings`` is the prefix of the settings behind this policy
+    ("RAGLINE_GENERATOR__"), named in the errors these limits raise.
     """
 
     timeout: float = 60.0
@@ -53,6 +62,15 @@ class CallPolicy:
     backoff: float = 0.5
     max_wait: float = 8.0
     retry_status: frozenset[int] = RETRY_STATUS
+    deadline: float | None = None
+    max_reply_bytes: int | None = None
+    settings: str = ""
+
+    def __post_init__(self) -> None:
+        if self.deadline is not None and self.deadline <= 0:
+            raise ValueError(f"deadline must be positive seconds or None, got {self.deadline!r}")
+        if self.max_reply_bytes is not None and self.max_reply_bytes <= 0:
+            raise ValueError(f"max_reply_bytes must be positive or None, got {self.max_reply_bytes!r}")
 
     @property
     def attempts(self) -> int:
@@ -70,3 +88,8 @@ class CallPolicy:
             return min(hint, self.max_wait)
         base = min(self.max_wait, self.backoff * 2.0 ** attempt)
         return base / 2 + random.uniform(0, base / 2)  # "equal jitter": never zero, never synchronised
+
+
+def reply_bytes(megabytes: float) -> int:
+    """A ``max_reply_mb`` setting as the byte cap of a ``CallPolicy``."""
+    return int(megabytes * 1024 * 1024)

@@ -34,7 +34,7 @@ import httpx
 from ..errors import ConfigError, ConnectorError
 from ..models.records import Balance, Transaction, parse_amount, parse_timestamp
 from ..providers.client import ProviderClient, Retry
-from ..providers.policy import CallPolicy
+from ..providers.policy import CallPolicy, reply_bytes
 from ..settings import TrueLayerSettings
 
 MAX_WAIT = 30.0  # seconds: the longest one wait may be, whatever Retry-After says
@@ -91,7 +91,10 @@ class TrueLayerClient:
                                    sleep=sleep, policy=CallPolicy(timeout=settings.timeout,
                                                                   max_retries=settings.max_retries,
                                                                   backoff=settings.retry_backoff, max_wait=MAX_WAIT,
-                                                                  retry_status=RETRY_STATUS))
+                                                                  retry_status=RETRY_STATUS,
+                                                                  deadline=settings.deadline_s,
+                                                                  max_reply_bytes=reply_bytes(settings.max_reply_mb),
+                                                                  settings="RAGLINE_RECORDS__TRUELAYER__"))
         self.tokens = tokens.load()
 
     def close(self) -> None:

@@ -1,5 +1,9 @@
 """Background ingestion: worker threads take jobs from the store's job table.
 
+``server.job_workers`` threads take any job (fair across tenants); one more, the
+idle-tenant lane (``server.job_idle_tenant_lane``), takes only jobs of tenants with
+none running, so another tenant's small upload passes one tenant's long job.
+
 States: queued → parsing → embedding → indexed, or failed. A job is one kept
 upload; re-running one is idempotent (deterministic ids, one transaction per
 document). Claims are leased and renewed by a heartbeat while the job runs: when
@@ -113,9 +117,10 @@ class JobRunner:
         self._stop.clear()
         if self.workers == 0:
             return
-        for n in range(self.workers):
-            thread = threading.Thread(target=self._loop, args=(f"{self.name}:{n}",), name=f"ragline-job-{n}",
-                                      daemon=True)
+        lanes = [False] * self.workers + ([True] if self.engine.settings.server.job_idle_tenant_lane else [])
+        for n, idle_only in enumerate(lanes):
+            thread = threading.Thread(target=self._loop, args=(f"{self.name}:{n}", idle_only),
+                                      name=f"ragline-job-{n}" + ("-lane" if idle_only else ""), daemon=True)
             thread.start()
             self._threads.append(thread)
         self._beat = threading.Thread(target=self._heartbeat, name="ragline-job-lease", daemon=True)
@@ -155,10 +160,13 @@ class JobRunner:
             return self._live.get(job_id)
 
     # -- work ----------------------------------------------------------------
-    def _loop(self, worker: str) -> None:
+    def _loop(self, worker: str, idle_tenants_only: bool = False) -> None:
+        """Claim and run jobs until stopped; ``idle_tenants_only``: the lane that takes
+        only jobs of tenants with none running, so one tenant's long job (or a queue
+        of them) never holds every other tenant's."""
         while not self._stop.is_set():
             try:
-                job = self.engine.claim_job(worker)
+                job = self.engine.claim_job(worker, idle_tenants_only=idle_tenants_only)
             except Exception as exc:  # noqa: BLE001 — store down: keep the worker alive and try again
                 log.warning(json.dumps({"event": "jobs_unavailable", "error": str(exc)}))
                 self._stop.wait(2.0)

@@ -70,6 +70,14 @@ class Store:
         """Totals across tenants (tenants, collections, documents, chunks), for operators."""
         return self.catalog.counts()
 
+    def probe_write(self, timeout_s: float) -> None:
+        """Readiness: raise ``StoreUnavailableError`` if a write could not start within
+        ``timeout_s``. Only a backend whose file another process can lock (SQLite) has
+        this to check; the others' readiness is their reads."""
+        probe = getattr(self.admin, "probe_write", None)
+        if probe is not None:
+            probe(timeout_s)
+
     # -- API keys ------------------------------------------------------------
     def verify_api_key(self, secret: str) -> ApiKeyInfo | None:
         """The live key for ``secret`` (a read only); its use is written later, in the background."""

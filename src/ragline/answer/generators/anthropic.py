@@ -30,7 +30,7 @@ class AnthropicGenerator(HTTPGenerator):
             body["stream"] = True
         return body
 
-    def generate(self, request: GenerationRequest) -> str:
+    def _generate(self, request: GenerationRequest) -> str:
         data = self.http.post_json(f"{self.base_url}/messages", self._body(request, False), self._headers())
         if data.get("type") == "error":
             raise GeneratorError(f"{self.name}: {(data.get('error') or {}).get('message', data)}")
@@ -42,7 +42,7 @@ class AnthropicGenerator(HTTPGenerator):
             raise GeneratorError(f"{self.name}: empty answer (stop_reason {data.get('stop_reason')!r})")
         return text
 
-    def stream(self, request: GenerationRequest) -> Iterator[str]:
+    def _stream(self, request: GenerationRequest) -> Iterator[str]:
         produced = finished = False
         for event in self.http.stream_events(f"{self.base_url}/messages", self._body(request, True), self._headers()):
             kind = event.event

@@ -39,7 +39,7 @@ class GeminiGenerator(HTTPGenerator):
         model = self.model if (self.model or "").startswith("models/") else f"models/{self.model}"
         return f"{self.base_url}/{model}:{method}"
 
-    def generate(self, request: GenerationRequest) -> str:
+    def _generate(self, request: GenerationRequest) -> str:
         data = self.http.post_json(self._url("generateContent"), self._body(request), self._headers())
         _usage(request, data)
         text = _text(data, self.name)
@@ -48,7 +48,7 @@ class GeminiGenerator(HTTPGenerator):
             raise GeneratorError(f"{self.name}: empty answer (finishReason {reason!r})")
         return text
 
-    def stream(self, request: GenerationRequest) -> Iterator[str]:
+    def _stream(self, request: GenerationRequest) -> Iterator[str]:
         produced = finished = False
         url = self._url("streamGenerateContent") + "?alt=sse"
         for event in self.http.stream_events(url, self._body(request), self._headers()):

@@ -25,7 +25,7 @@ class OpenAIGenerator(HTTPGenerator):
             body["stream_options"] = {"include_usage": True}  # a last chunk carries the usage
         return body
 
-    def generate(self, request: GenerationRequest) -> str:
+    def _generate(self, request: GenerationRequest) -> str:
         data = self.http.post_json(f"{self.base_url}/chat/completions", self._body(request, False), self._headers())
         _usage(request, data)
         try:
@@ -37,7 +37,7 @@ class OpenAIGenerator(HTTPGenerator):
                                  f"{data['choices'][0].get('finish_reason')!r})")
         return content
 
-    def stream(self, request: GenerationRequest) -> Iterator[str]:
+    def _stream(self, request: GenerationRequest) -> Iterator[str]:
         url = f"{self.base_url}/chat/completions"
         produced = finished = False
         for event in self.http.stream_events(url, self._body(request, True), self._headers()):

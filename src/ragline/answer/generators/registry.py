@@ -22,6 +22,7 @@ from typing import Any
 from ...embed.base import Embedder
 from ...errors import ConfigError
 from ...providers.endpoint import ollama_host, resolve_endpoint
+from ...providers.policy import reply_bytes
 from ...settings import GeneratorSettings
 from .base import Generator
 
@@ -125,5 +126,6 @@ def make_generator(settings: GeneratorSettings, *, name: str | None = None, embe
     return spec.factory(
         name=name, base_url=endpoint.base_url, model=(settings.model if own else None) or spec.model,
         api_key=endpoint.api_key, timeout=settings.timeout, max_retries=settings.max_retries,
-        backoff=settings.retry_backoff, max_wait=settings.retry_max_wait, missing_key=endpoint.missing_key,
+        backoff=settings.retry_backoff, max_wait=settings.retry_max_wait, deadline=settings.deadline_s,
+        max_reply_bytes=reply_bytes(settings.max_reply_mb), missing_key=endpoint.missing_key,
     )

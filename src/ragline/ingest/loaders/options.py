@@ -1,4 +1,5 @@
-"""What a loader may be told besides the bytes: record field names and OCR.
+"""What a loader may be told besides the bytes: record field names, OCR, and the
+structural bounds of HTML (set by the parser sandbox from ``LimitSettings``).
 
 ``LoadOptions`` crosses into the parser worker as a plain JSON object
 (``to_wire``/``from_wire``), so only data, never code, passes the sandbox wall.
@@ -9,7 +10,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ...settings import IngestSettings
+from ...settings import IngestSettings, LimitSettings
+
+_LIMITS = LimitSettings()
 
 
 @dataclass(frozen=True)
@@ -24,10 +27,12 @@ class LoadOptions:
     ocr: str = "auto"
     ocr_languages: str = "eng"
     ocr_dpi: int = 300
+    max_html_depth: int = _LIMITS.max_html_depth
+    max_html_nodes: int = _LIMITS.max_html_nodes
 
     @classmethod
     def from_settings(cls, settings: IngestSettings) -> LoadOptions:
-        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls)})
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls) if hasattr(settings, f.name)})
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)

@@ -10,6 +10,9 @@ from ..metrics import CONTENT_TYPE
 from ..schemas import HealthOut, ReadyOut
 
 router = APIRouter(tags=["health"])
+# Readiness waits this long for the store's write lock: a server whose every write would
+# wait out store.sqlite_busy_timeout_s and fail is not ready.
+READY_WRITE_WAIT_S = 0.5
 
 
 @router.get("/healthz", response_model=HealthOut)
@@ -20,10 +23,11 @@ def healthz() -> dict:
 
 @router.get("/readyz", response_model=ReadyOut, responses=responses(503, 507))
 def readyz(request: Request) -> dict:
-    """The store answers, the job workers run (503 otherwise) and there is space to
-    write (507 otherwise)."""
+    """The store answers, its write lock is free within ``READY_WRITE_WAIT_S``, the job
+    workers run (503 otherwise) and there is space to write (507 otherwise)."""
     try:
         counts = request.app.state.engine.job_counts()
+        request.app.state.engine.probe_store_write(READY_WRITE_WAIT_S)
     except Exception as exc:  # any store failure means not ready
         raise ApiError(503, "store_unavailable", f"the store is unavailable: {exc}") from exc
     check_free_space(request.app.state.settings)  # 507 insufficient_storage, naming the path

@@ -361,7 +361,7 @@ def open_catalog(settings: Any) -> SQLiteStore | PostgresStore:
                           "or postgresql://…")
     # SQLite keeps its FTS5 rows up to date even here (cheap): the file stays a complete
     # store on its own, so switching the URL back to SQLite needs no rebuild.
-    return SQLiteStore(sqlite_path(url, settings))
+    return SQLiteStore(sqlite_path(url, settings), busy_timeout_s=settings.store.sqlite_busy_timeout_s)
 
 
 def open_backend(url: str, settings: Any) -> Store:

@@ -111,14 +111,14 @@ class SQLiteStore(AdminTables):
 
     def __init__(self, path: Path | str, *, index: bool = True, ann_above: int = 50_000, ef_search: int = 400,
                  keyword_above: int | None = None, side_indexes_loaded: int = 16,
-                 matrices_mb: int = 256) -> None:
+                 matrices_mb: int = 256, busy_timeout_s: float = 5.0) -> None:
         self.path = Path(path)
         self.index_enabled = index
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create data directory {self.path.parent}: {exc}") from exc
-        self.db = SQLiteDatabase(self.path)
+        self.db = SQLiteDatabase(self.path, busy_timeout_s)
         # Larger collections: tantivy (keyword_above chunks; None: ann_above) and HNSW (ann_above)
         # side indexes beside the file (side).
         self.search = SQLiteSearch(self.db, SideIndexes(self.path, self.db.read, ann_above=ann_above,
@@ -141,6 +141,10 @@ class SQLiteStore(AdminTables):
             conn.executescript(SCHEMA_CONVERSATIONS)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot initialise the store at {self.path}: {exc}") from exc
+
+    def probe_write(self, timeout_s: float) -> None:
+        """See ``SQLiteDatabase.probe_write`` (readiness under another process's lock)."""
+        self.db.probe_write(timeout_s)
 
     def roles(self) -> Roles:
         """This file's roles, for the ``Store`` facade."""
@@ -495,5 +499,6 @@ def open_backend(url: str | None, settings: Any) -> Store:
     store = SQLiteStore(sqlite_path(url, settings), ann_above=settings.store.ann_above,
                         ef_search=settings.store.ann_ef, keyword_above=settings.store.keyword_index_above,
                         side_indexes_loaded=settings.store.side_indexes_loaded,
-                        matrices_mb=settings.store.exact_matrices_mb)
+                        matrices_mb=settings.store.exact_matrices_mb,
+                        busy_timeout_s=settings.store.sqlite_busy_timeout_s)
     return Store(store.roles(), url=str(store.path))

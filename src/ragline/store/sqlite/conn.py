@@ -22,8 +22,9 @@ class SQLiteDatabase:
     mark = "?"
     greatest = "max"
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, busy_timeout_s: float = 5.0) -> None:
         self.path = path
+        self.busy_timeout_s = busy_timeout_s  # how long a write waits for another's lock
         self._local = threading.local()
 
     def conn(self) -> sqlite3.Connection:
@@ -31,7 +32,8 @@ class SQLiteDatabase:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             try:
-                conn = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(str(self.path), timeout=self.busy_timeout_s, isolation_level=None,
+                                       check_same_thread=False)
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("PRAGMA foreign_keys=ON")
@@ -69,6 +71,21 @@ class SQLiteDatabase:
                 conn.close()
             raise error from exc
 
+    def probe_write(self, timeout_s: float) -> None:
+        """Take the write lock and give it back at once, waiting at most ``timeout_s``:
+        ``StoreUnavailableError`` when another process holds it that long (readiness:
+        reads still work then, but every write would wait ``busy_timeout_s`` and fail)."""
+        conn = self.conn()
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("ROLLBACK")
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
+        except sqlite3.Error as exc:
+            raise mapped("the store's write lock is not free", exc) from exc
+
     def read(self, sql: str, params: Sequence[Any] = ()) -> list[tuple]:
         try:
             return self.conn().execute(sql, params).fetchall()
@@ -100,6 +117,9 @@ def mapped(what: str, exc: sqlite3.Error) -> StoreError:
     message = f"{what}: {exc}"
     if "disk is full" in str(exc).lower():
         return DiskFullError(f"{message} (free space on the disk holding the store; writes resume then)")
+    if isinstance(exc, sqlite3.OperationalError) and "database is locked" in str(exc).lower():
+        return StoreUnavailableError(f"{message} (another process holds the SQLite file's write lock; a write "
+                                     "waits store.sqlite_busy_timeout_s for it)")
     if isinstance(exc, sqlite3.OperationalError) and any(s in str(exc).lower() for s in _UNAVAILABLE):
         return StoreUnavailableError(message)
     return StoreError(message)
