@@ -338,6 +338,9 @@ class RecordsSettings(BaseModel):
     to (private to each owner), and the bank connector."""
 
     collection: str = "transactions"
+    # Who plans a money question (docs/transactions.md): "auto" — the request's LLM when it can
+    # call tools (the offline rules are its fallback), else the rules; "rules" — always the rules.
+    planner: Literal["auto", "rules"] = "auto"
     truelayer: TrueLayerSettings = TrueLayerSettings()
 
     @field_validator("collection")

@@ -10,7 +10,6 @@ its owner, written through the ingest side the engine hands in (``TextIndex``).
 from __future__ import annotations
 
 import builtins
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,13 +20,9 @@ from ..errors import ConfigError
 from ..models import Document, Scope, document_id
 from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
-from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
-from .phrasing import records_answer
-from .router import MoneyRoute, classify, route
 
 if TYPE_CHECKING:
-    from ..answer import Answer, Generator
     from ..settings import Settings
     from ..store.base import Records
 
@@ -178,31 +173,5 @@ class Transactions:
         self._text_scope(scope)
         return self.records.aggregate_transactions(scope, query, by)
 
-    # -- the exact-answer route -----------------------------------------------------------
-    def route(self, question: str, scope: Scope) -> MoneyRoute:
-        """Where ``question`` goes for this scope: the records when it is a money
-        question and the scope has an owner with transactions; retrieval otherwise."""
-        intent, reason = classify(question)
-        if intent is None:
-            return MoneyRoute("retrieval", reason)
-        if scope.owner is None:
-            return MoneyRoute("retrieval", f"{reason}; but no owner is named, and transactions belong to one")
-        records = self.records
-        everything = TransactionQuery()
-        if not records.aggregate_transactions(scope, everything, "currency"):
-            return MoneyRoute("retrieval", f"{reason}; but {scope.owner!r} has no transactions")
-        categories = [a.key for a in records.aggregate_transactions(scope, everything, "category") if a.key]
-        merchants = [a.key for a in records.aggregate_transactions(scope, everything, "merchant") if a.key]
-        return route(question, categories=categories, merchants=merchants, today=self._today())
-
     def _today(self) -> date:
         return self.today or date.today()
-
-    def answer(self, question: str, scope: Scope, routed: MoneyRoute, generator: Generator | None = None) -> Answer:
-        """The exact answer to a routed money question; phrased by ``generator`` from the
-        computed figures only when it is an LLM (the template otherwise, or when it fails)."""
-        started = time.perf_counter()
-        exact = ExactAnswerer(self.records, scope, self._today()).answer(routed)
-        answer = records_answer(question, exact, routed, generator, self.settings.generator)
-        answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
-        return answer

@@ -1,0 +1,172 @@
+"""Names in a question against what a statement prints: merchants and places,
+normalised and fuzzy ("Sainsburys" finds "SAINSBURY'S S/MKT", "Munich" finds
+"MUENCHEN", "M&S" finds "MARKS & SPENCER").
+
+A name matches a transaction when each of its words is found, in order, among the
+words of the transaction's merchant and description: the same word after folding
+(case, accents, German umlauts written out, apostrophes), a known alias (a place's
+local spelling, a brand's other names) or a close spelling (edit ratio at least
+``CLOSE``, words of five letters or more). The words are compared, never the sums:
+what matched is executed exactly by the store.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+CLOSE = 0.84
+"""The least ``SequenceMatcher`` ratio for two words (5+ letters) to count as one spelled two ways."""
+
+PLACES = {
+    "munich": "munchen", "cologne": "koln", "nuremberg": "nurnberg", "vienna": "wien", "prague": "praha",
+    "lisbon": "lisboa", "florence": "firenze", "rome": "roma", "milan": "milano", "venice": "venezia",
+    "naples": "napoli", "turin": "torino", "genoa": "genova", "warsaw": "warszawa", "cracow": "krakow",
+    "copenhagen": "kobenhavn", "brussels": "bruxelles", "antwerp": "antwerpen", "the hague": "den haag",
+    "athens": "athina", "geneva": "geneve", "seville": "sevilla", "gothenburg": "goteborg",
+    "bucharest": "bucuresti", "belgrade": "beograd", "moscow": "moskva", "hanover": "hannover",
+    "brunswick": "braunschweig", "zurich": "zuerich", "dusseldorf": "duesseldorf", "frankfurt": "frankfurt am main",
+    "corunna": "a coruna", "saragossa": "zaragoza", "majorca": "mallorca", "bruges": "brugge", "ghent": "gent",
+    "lucerne": "luzern", "basle": "basel", "salzburg": "salzburg", "the netherlands": "nederland",
+    "germany": "deutschland", "austria": "osterreich", "spain": "espana", "italy": "italia",
+}
+"""English name → the local spelling statements print (both directions are tried)."""
+
+BRANDS = {
+    "m&s": ("marks & spencer", "marks and spencer", "m and s", "mands"),
+    "marks and spencer": ("m&s", "marks & spencer", "m and s"),
+    "sainsbury's": ("sainsburys", "js sainsbury", "sainsbury"),
+    "mcdonald's": ("mcdonalds", "mcdonald"),
+    "tfl": ("transport for london", "tfl travel"),
+    "transport for london": ("tfl",),
+    "amazon": ("amzn", "amazon mktplace", "amazon marketplace", "amazon.co.uk", "amazon prime"),
+    "amazon prime": ("prime video", "amzn prime", "amazon prime"),
+    "uber eats": ("ubereats", "uber * eats", "uber *eats"),
+    "just eat": ("just-eat", "justeat"),
+    "pret": ("pret a manger",),
+    "deutsche bahn": ("db vertrieb", "db fernverkehr", "bahn"),
+    "db": ("deutsche bahn", "db vertrieb"),
+    "bp": ("bp petrol", "bp connect"),
+    "o2": ("telefonica", "o2 uk"),
+    "ee": ("ee limited", "ee ltd"),
+    "hmrc": ("hm revenue",),
+    "british gas": ("britishgas",),
+    "wholefoods": ("whole foods",),
+    "whole foods": ("wholefoods",),
+    "costa": ("costa coffee",),
+    "caffe nero": ("caffè nero", "cafe nero", "nero"),
+    "starbucks": ("sbux",),
+    "apple": ("apple.com", "itunes"),
+    "google": ("google *", "google play"),
+    "disney+": ("disney plus", "disneyplus"),
+    "disney plus": ("disney+", "disneyplus"),
+}
+"""A brand as people say it → other names statements print."""
+
+_NOISE = frozenset("""card payment purchase pos visa debit credit contactless direct dd so fpo fpi bgc tfr
+transfer to from ref reference on at the ltd limited plc gmbh co uk gb de com www online
+mobile faster payments payment paypal via sumup zettle sq izettle cd jan feb mar apr may jun jul aug sep sept
+oct nov dec lastschrift kartenzahlung ec sepa gutschrift uberweisung ueberweisung dauerauftrag""".split())
+"""Words banks add around a payee's name (they never identify one)."""
+
+
+def fold(text: str) -> str:
+    """Case, accents, written-out umlauts and punctuation folded away: "MÜNCHEN",
+    "Muenchen" and "munchen" are one word; "Sainsbury's" is "sainsburys"."""
+    text = text.casefold().replace("ß", "ss").replace("&", " & ")
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = re.sub(r"['’`´]", "", text)
+    words = re.findall(r"[a-z0-9&+]+", text)
+    return " ".join(_umlaut(w) for w in words)
+
+
+def _umlaut(word: str) -> str:
+    # "ue" → "u" etc. on both sides alike, so "muenchen" = "munchen"; "blue" → "blu" harms
+    # nothing because every compared word goes through the same mapping.
+    return re.sub(r"(?<=[a-z])([aou])e", r"\1", word) if len(word) > 3 else word
+
+
+def words(text: str) -> list[str]:
+    return fold(text).split()
+
+
+@lru_cache(maxsize=4096)
+def variants(name: str) -> tuple[tuple[str, ...], ...]:
+    """The word sequences ``name`` may be printed as (itself, its aliases, a place's
+    local spelling), folded."""
+    base = " ".join(name.casefold().split())
+    forms = {base}
+    forms.update(BRANDS.get(base, ()))
+    for english, local in PLACES.items():
+        if base == english:
+            forms.add(local)
+        elif base == local:
+            forms.add(english)
+    out = []
+    for form in sorted(forms):
+        folded = tuple(fold(form).split())
+        if folded and folded not in out:
+            out.append(folded)
+        joined = ("".join(folded),) if len(folded) > 1 else None  # "just eat" ~ "JUSTEAT"
+        if joined and joined not in out and len(joined[0]) >= 5:
+            out.append(joined)
+    return tuple(out)
+
+
+def close(a: str, b: str) -> bool:
+    """One word, maybe spelled two ways (or one a plural of the other)."""
+    if a == b:
+        return True
+    if min(len(a), len(b)) < 4:
+        return False
+    if a.rstrip("s") == b.rstrip("s"):
+        return True
+    if min(len(a), len(b)) < 5 or a.isdigit() or b.isdigit():
+        return False
+    return SequenceMatcher(None, a, b).ratio() >= CLOSE
+
+
+def _found(sequence: tuple[str, ...], haystack: list[str]) -> bool:
+    """``sequence`` occurs in ``haystack``, word after word (each word close)."""
+    n = len(sequence)
+    for i in range(len(haystack) - n + 1):
+        if all(close(sequence[j], haystack[i + j]) for j in range(n)):
+            return True
+    # A name printed without spaces ("SAINSBURYS", "JUSTEAT"), or cut short ("SAINSBURYS S/MKT").
+    glued = "".join(sequence)
+    return n > 1 and any(close(glued, w) or (len(glued) >= 6 and w.startswith(glued)) for w in haystack)
+
+
+def name_matches(name: str, *texts: str | None) -> bool:
+    """Whether ``name`` (a merchant or place as the asker says it) is printed in any of
+    ``texts`` (a transaction's merchant and description)."""
+    haystack = [w for t in texts if t for w in words(t)]
+    return any(_found(form, haystack) for form in variants(name))
+
+
+def payee(description: str, merchant: str | None = None) -> str:
+    """Who was paid, as a short name: the merchant when the bank gives one, else the
+    description without card numbers, dates, references and banking words."""
+    if merchant and merchant.strip():
+        return " ".join(merchant.split())
+    cleaned = re.sub(r"(?i)(\.com|\.co\.uk|\.de|\.net|\.org)\b", "", description)
+    kept = [w for w in re.split(r"[\s*/]+", cleaned) if w and not any(c.isdigit() for c in w)
+            and fold(w) not in _NOISE and len(fold(w)) > 1]
+    return " ".join(kept[:3]).title() if kept else " ".join(description.split()[:3])
+
+
+def mentioned(question: str, names: Iterable[str]) -> list[str]:
+    """Those of ``names`` the question mentions (fuzzily), longest first, without one
+    that is part of another found ("Uber" inside "Uber Eats")."""
+    haystack = words(question)
+    found = [n for n in names if n and any(_found(form, haystack) for form in variants(n))]
+    found.sort(key=lambda n: -len(n))
+    kept: list[str] = []
+    for name in found:
+        if not any(fold(name) in fold(k) for k in kept):
+            kept.append(name)
+    return kept
