@@ -14,6 +14,8 @@ SAMPLE = ROOT / "src" / "ragline" / "sample"
 SHARED = ROOT.parent / "shared"
 PDF_SAMPLES = SHARED / "testdata" / "pdf-samples"
 SCIFACT = SHARED / "datasets" / "scifact"
+EXPORTS = FIXTURES / "transactions" / "exports"
+"""Bank exports as banks give them (written for the importers' tests)."""
 
 
 def _reason(path: Path) -> str:

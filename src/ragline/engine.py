@@ -294,7 +294,7 @@ class Engine(EngineAdmin):
         questions (``ragline.records``)."""
         from .records.service import Transactions
 
-        return Transactions(self.store.records, self, self.settings)
+        return Transactions(self.store.records, self, self.settings, embedder=lambda: self.embedder)
 
     @cached_property
     def router(self) -> Router:

@@ -11,7 +11,7 @@ import pytest
 
 from ragline.errors import ConfigError
 from ragline.models import Scope
-from ragline.models.records import Transaction, TransactionQuery
+from ragline.models.records import Balance, Transaction, TransactionQuery
 from ragline.store import Store
 
 from tests.contract_helpers import _Base
@@ -132,3 +132,66 @@ class RecordsContract(_Base):
         assert len(records.records.find_transactions(ANN, TransactionQuery())) == 6
         assert records.records.delete_transactions(ANN).deleted == 6
         assert records.records.find_transactions(ANN, TransactionQuery()) == []
+
+    def test_balances_latest_per_account_exact_and_walled(self, records: Store, make_store) -> None:
+        kept = [Balance("cur", Decimal("1234.56"), "GBP", date(2024, 2, 1), "ofx"),
+                Balance("cur", Decimal("-12.3456"), "gbp", date(2024, 3, 1), "csv"),  # later: the balance
+                Balance("cur", Decimal("50.00"), "EUR", date(2024, 1, 1), "csv"),  # same account, another currency
+                Balance("sav", Decimal("0.01"), "GBP", date(2024, 2, 15), "truelayer")]
+        assert records.records.put_balances(ANN, kept) == 4
+        assert records.records.put_balances(ANN, []) == 0
+        latest = records.records.find_balances(ANN)
+        assert [(b.account, b.currency, b.amount, b.as_of, b.source) for b in latest] == [
+            ("cur", "EUR", Decimal("50.00"), date(2024, 1, 1), "csv"),
+            ("cur", "GBP", Decimal("-12.3456"), date(2024, 3, 1), "csv"),
+            ("sav", "GBP", Decimal("0.01"), date(2024, 2, 15), "truelayer")]
+        assert len(records.records.find_balances(ANN, latest=False)) == 4
+        # The same day again replaces it (a corrected export), another day adds history.
+        records.records.put_balances(ANN, [Balance("cur", Decimal("-10.00"), "GBP", date(2024, 3, 1), "api")])
+        reopened = make_store()
+        try:
+            (cur_gbp,) = [b for b in reopened.records.find_balances(ANN) if (b.account, b.currency) == ("cur", "GBP")]
+        finally:
+            reopened.close()
+        assert (cur_gbp.amount, cur_gbp.source) == (Decimal("-10.00"), "api")
+        # Walls: another owner, another tenant and an owner-less scope see none; writing without an owner fails.
+        assert records.records.find_balances(BOB) == []
+        assert records.records.find_balances(Scope("other", ("kb",), "ann")) == []
+        assert records.records.find_balances(Scope("acme", ("kb",))) == []
+        with pytest.raises(ConfigError, match="owner"):
+            records.records.put_balances(Scope("acme", ("kb",)), kept)
+        assert records.records.transaction_owners("acme") == ["ann"]  # balances alone make an owner
+        records.records.put_transactions(ANN, SAMPLE[:1])
+        records.records.delete_transactions(ANN, ["t1"])  # some transactions: the balances stay
+        assert len(records.records.find_balances(ANN)) == 3
+        records.records.delete_transactions(ANN)  # everything of the owner's: the balances go too
+        assert records.records.find_balances(ANN, latest=False) == []
+
+    def test_category_sources_rules_and_text_states(self, records: Store, make_store) -> None:
+        inferred = Transaction(transaction_id="i1", account_id="cur", timestamp="2024-04-01", description="BOOTS 12",
+                               amount=Decimal("-3.00"), currency="GBP", transaction_category="Personal care",
+                               merchant_name="Boots", category_source="inferred")
+        records.records.put_transactions(ANN, [inferred, SAMPLE[0], tx("n1", "2024-04-02", "-1.00", None, None)])
+        reopened = make_store()
+        try:
+            back = {t.transaction_id: t for t in reopened.records.find_transactions(ANN, TransactionQuery())}
+        finally:
+            reopened.close()
+        assert (back["i1"].category_source, back["t1"].category_source, back["n1"].category_source) == (
+            "inferred", "bank", None)
+        assert back["i1"] == inferred
+        records.records.put_category_rules(ANN, {("merchant", "boots"): "Shopping", ("transaction", "t1"): "Gifts"})
+        records.records.put_category_rules(ANN, {("merchant", "boots"): "Personal care"})  # replaced
+        assert records.records.category_rules(ANN) == {("merchant", "boots"): "Personal care",
+                                                       ("transaction", "t1"): "Gifts"}
+        records.records.put_category_rules(ANN, {("transaction", "t1"): None})  # removed
+        assert records.records.category_rules(ANN) == {("merchant", "boots"): "Personal care"}
+        with pytest.raises(ConfigError, match="merchant"):
+            records.records.put_category_rules(ANN, {("shop", "x"): "Gifts"})
+        records.records.put_text_states(ANN, {"2024-04": "embedding failed: down", "2024-01": None})
+        records.records.put_text_states(ANN, {"2024-04": None})
+        assert records.records.text_states(ANN) == {"2024-01": None, "2024-04": None}
+        assert records.records.category_rules(BOB) == {} and records.records.text_states(BOB) == {}
+        assert records.records.text_states(Scope("other", ("kb",), "ann")) == {}
+        records.records.delete_transactions(ANN)
+        assert records.records.category_rules(ANN) == {} and records.records.text_states(ANN) == {}

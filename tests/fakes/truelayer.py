@@ -6,6 +6,9 @@
   test can expire one between pages.
 - ``GET /data/v1/accounts`` and ``/data/v1/accounts/{id}/transactions?from&to[&cursor]``:
   ``{"results", "status"}``, paged ``page_size`` at a time with ``pagination.next_cursor``.
+- ``GET /data/v1/accounts/{id}/balance``: ``{"results": [{"currency", "available",
+  "current", "overdraft", "update_timestamp"}]}``; ``balances`` gives an account's,
+  otherwise ``current`` is the sum of its transactions as of the latest one.
 - ``script``: a list of failures taken in order by data requests whose path
   contains the given text: ``(path_part, status, retry_after)`` answers that status,
   ``(path_part, "broken", None)`` a page that is not JSON.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
+from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -27,8 +31,10 @@ CLIENT_ID, CLIENT_SECRET = "test-client", "test-secret"
 class FakeTrueLayer:
     def __init__(self, accounts: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]], *, page_size: int = 100,
                  token_ttl: int = 1000, refresh_token: str = "rt-0", code: str = "code-0",
-                 script: list[tuple[str, int | str, str | None]] | None = None) -> None:
+                 script: list[tuple[str, int | str, str | None]] | None = None,
+                 balances: dict[str, dict[str, Any]] | None = None) -> None:
         self.accounts = accounts  # account_id → (account, transactions)
+        self.balances = balances or {}  # account_id → its balance result
         self.page_size = page_size
         self.token_ttl = token_ttl
         self.refresh_token = refresh_token
@@ -85,6 +91,14 @@ class FakeTrueLayer:
         parts = path.strip("/").split("/")  # data v1 accounts [id transactions]
         if parts == ["data", "v1", "accounts"]:
             return 200, {"results": [a for a, _ in self.accounts.values()], "status": "Succeeded"}, {}
+        if len(parts) == 5 and parts[4] == "balance" and parts[3] in self.accounts:
+            account, items = self.accounts[parts[3]]
+            balance = self.balances.get(parts[3]) or {
+                "currency": account.get("currency"),
+                "current": float(sum(Decimal(str(t["amount"])) for t in items)),
+                "update_timestamp": max((t["timestamp"] for t in items), default="2024-01-01T00:00:00+00:00")}
+            return 200, {"results": [{"available": balance.get("current"), "overdraft": 0, **balance}],
+                         "status": "Succeeded"}, {}
         if len(parts) == 5 and parts[4] == "transactions" and parts[3] in self.accounts:
             start, end = query["from"][0], query["to"][0]
             items = [t for t in self.accounts[parts[3]][1] if start <= t["timestamp"][:10] <= end]

@@ -149,3 +149,28 @@ def test_connect_through_the_engine_and_the_cli(tmp_path) -> None:
                                   "--refresh-token", "wrong"], capture_output=True, text=True, env=env, timeout=120,
                                  check=False)
         assert refused.returncode == 1 and "invalid_grant" in refused.stderr
+
+
+def test_balances_from_the_balance_endpoint(tmp_path) -> None:
+    """Each account's ``current`` balance as of its ``update_timestamp``; a balance that
+    cannot be fetched is reported and the account's transactions are still imported."""
+    given = {"acc-1": {"currency": "GBP", "current": 1234.56, "available": 1000.0,
+                       "update_timestamp": f"{TODAY}T17:33:30.001222+00:00"}}
+    with FakeTrueLayer(ACCOUNTS, balances=given, script=[("/acc-2/balance", 503, None)] * 3) as server:
+        settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),
+                            records=RecordsSettings(truelayer=_settings(server.url, max_retries=2)))
+        engine = Engine(settings)
+        try:
+            scope = Scope("bank", ("transactions",), "ann")
+            report = engine.transactions.connect_truelayer(scope, refresh_token="rt-0").to_dict()
+            assert report["added"] == 121 and report["balances"] == [
+                {"account": "acc-1", "amount": "1234.56", "currency": "GBP", "as_of": str(TODAY),
+                 "source": "truelayer"}]
+            assert report["failed"] == [{"account": "acc-2", "error": "balance: TrueLayer balance of acc-2: HTTP 503: "
+                                         "fake_failure: scripted 503 (after 3 attempts)"}]
+            engine.transactions.connect_truelayer(scope)  # now acc-2's balance answers: the sum of its items
+            expected = sum(Decimal(str(t["amount"])) for t in ACCOUNTS["acc-2"][1])
+            assert [(b.account, b.amount, b.currency, b.as_of) for b in engine.transactions.balances(scope)] == [
+                ("acc-1", Decimal("1234.56"), "GBP", TODAY), ("acc-2", expected, "EUR", TODAY)]
+        finally:
+            engine.close()

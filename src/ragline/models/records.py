@@ -32,6 +32,9 @@ INCOME_CATEGORIES = frozenset({"income", "salary", "wages", "pay", "interest", "
 CURRENCY_EXPONENTS = {"JPY": 0, "KRW": 0, "ISK": 0, "HUF": 2, "BHD": 3, "KWD": 3, "OMR": 3, "JOD": 3, "TND": 3}
 """ISO 4217 minor units that are not 2 (only those; everything else has cents)."""
 CURRENCY_SYMBOLS = {"GBP": "£", "EUR": "€", "USD": "$", "JPY": "¥"}
+CATEGORY_SOURCES = ("bank", "inferred", "user")
+"""Where a transaction's category came from: the bank's own (the file or API gave it),
+inferred by ragline (rules and the embedding model), or the user's correction."""
 
 
 def key(text: str | None) -> str | None:
@@ -121,7 +124,9 @@ class Transaction:
 
     ``timestamp`` keeps the bank's own offset: the day and month a transaction
     counts in are the ones printed on the statement. ``extra`` holds whatever else
-    the source had (balance, reference, type…), JSON-serialisable."""
+    the source had (balance, reference, type…), JSON-serialisable.
+    ``category_source`` (``CATEGORY_SOURCES``) says where the category came from: a
+    category given without one is the bank's; no category, no source."""
 
     transaction_id: str
     account_id: str
@@ -133,6 +138,7 @@ class Transaction:
     merchant_name: str | None = None
     flow: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    category_source: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("transaction_id", "account_id", "currency"):
@@ -145,6 +151,12 @@ class Transaction:
         object.__setattr__(self, "timestamp", parse_timestamp(self.timestamp))
         object.__setattr__(self, "description", " ".join(str(self.description or "").split()))
         object.__setattr__(self, "flow", flow_of(self.amount, self.transaction_category, self.flow or None))
+        if not self.transaction_category:
+            object.__setattr__(self, "category_source", None)
+        elif self.category_source is None:
+            object.__setattr__(self, "category_source", "bank")
+        elif self.category_source not in CATEGORY_SOURCES:
+            raise ConfigError(f"category source {self.category_source!r} is not one of {', '.join(CATEGORY_SOURCES)}")
 
     @property
     def day(self) -> str:
@@ -172,7 +184,7 @@ class Transaction:
                 "timestamp": self.timestamp.isoformat(), "description": self.description,
                 "amount": exact(self.amount, self.currency), "currency": self.currency,
                 "transaction_category": self.transaction_category, "merchant_name": self.merchant_name,
-                "flow": self.flow, "extra": self.extra}
+                "flow": self.flow, "extra": self.extra, "category_source": self.category_source}
 
     @property
     def hash(self) -> str:
@@ -225,6 +237,56 @@ class Aggregate:
     total: Decimal
     first: str
     last: str
+
+
+BALANCE_SOURCES = ("ofx", "csv", "json", "truelayer", "api")
+"""Where a balance was read: an OFX ledger balance, a CSV running-balance column
+(its latest row), a JSON statement or the API, or the bank API's balance endpoint."""
+
+
+@dataclass(frozen=True)
+class Balance:
+    """What one account held on a day, as the bank said: ``amount`` (exact) in
+    ``currency`` as of ``as_of``, and where it was read (``BALANCE_SOURCES``). Kept per
+    (owner, account, currency, day); the latest day of each account is its balance."""
+
+    account: str
+    amount: Decimal
+    currency: str
+    as_of: date
+    source: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.account, str) or not self.account.strip():
+            raise ConfigError("account is missing")
+        if not isinstance(self.currency, str) or len(self.currency) != 3 or not self.currency.isalpha():
+            raise ConfigError(f"currency {self.currency!r} is not a three-letter code")
+        if self.source not in BALANCE_SOURCES:
+            raise ConfigError(f"balance source {self.source!r} is not one of {', '.join(BALANCE_SOURCES)}")
+        object.__setattr__(self, "currency", self.currency.upper())
+        object.__setattr__(self, "amount", parse_amount(self.amount))
+        as_of = self.as_of
+        if isinstance(as_of, datetime):
+            as_of = as_of.date()
+        elif not isinstance(as_of, date):
+            as_of = parse_timestamp(as_of).date()
+        object.__setattr__(self, "as_of", as_of)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The wire shape (JSON): the amount as an exact decimal string, the day in ISO form."""
+        return {"account": self.account, "amount": exact(self.amount, self.currency), "currency": self.currency,
+                "as_of": self.as_of.isoformat(), "source": self.source}
+
+
+def latest_balances(balances: list[Balance]) -> list[Balance]:
+    """The latest balance of each (account, currency) among ``balances`` (a later one
+    in the list wins a tie on the day), sorted by account and currency."""
+    latest: dict[tuple[str, str], Balance] = {}
+    for balance in balances:
+        held = latest.get((balance.account, balance.currency))
+        if held is None or balance.as_of >= held.as_of:
+            latest[(balance.account, balance.currency)] = balance
+    return [latest[k] for k in sorted(latest)]
 
 
 @dataclass

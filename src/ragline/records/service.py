@@ -10,25 +10,33 @@ its owner, written through the ingest side the engine hands in (``TextIndex``).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import ConfigError
+from ..errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError, RaglineError
 from ..models import Document, Scope, document_id
-from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
+from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
+from .categories import Categorizer, categorise
 from .importers import ImportOptions, ImportResult, import_transactions
 
 if TYPE_CHECKING:
+    from ..embed import Embedder
     from ..settings import Settings
     from ..store.base import Records
 
 
+log = logging.getLogger(__name__)
+
+
 class Written(Protocol):
     """What writing documents reports (``ingest.pipeline.IngestSummary``)."""
+
+    failed: list[dict[str, str]]
 
     def to_dict(self) -> dict[str, Any]: ...
 
@@ -58,22 +66,48 @@ class ImportReport:
     months: list[str] = field(default_factory=list)
     documents: dict[str, Any] = field(default_factory=dict)
     accounts: list[dict[str, Any]] = field(default_factory=list)  # a bank API's accounts, as fetched
+    balances: list[Balance] = field(default_factory=list)  # the account balances the source stated
+    text: TextState = field(default_factory=lambda: TextState())
 
     def to_dict(self) -> dict[str, Any]:
         data = {"source": self.source, "format": self.format, "read": self.read, "added": self.added,
                 "updated": self.updated, "unchanged": self.unchanged, "failed": self.failed, "months": self.months,
-                "documents": self.documents}
+                "documents": self.documents, "balances": [b.to_dict() for b in self.balances],
+                "text": self.text.to_dict()}
         return {**data, "accounts": self.accounts} if self.accounts else data
+
+
+@dataclass
+class TextState:
+    """The searchable side of an import: ``ok`` when every month it wrote is written,
+    ``failed`` (with each month's error) when some could not be (e.g. the embedder
+    was down: the transactions are stored, and the next import or ``ragline
+    transactions reindex`` rebuilds those months); ``rebuilt``: months an earlier
+    import had left unwritten, written now."""
+
+    failed: dict[str, str] = field(default_factory=dict)
+    rebuilt: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": "ok" if self.ok else "failed", "rebuilt": self.rebuilt,
+                "failed": [{"month": m, "error": e} for m, e in sorted(self.failed.items())]}
 
 
 class Transactions:
     """One store's transactions: every method takes a scope whose owner is the user."""
 
-    def __init__(self, records: Records, text: TextIndex, settings: Settings, today: date | None = None) -> None:
+    def __init__(self, records: Records, text: TextIndex, settings: Settings, today: date | None = None,
+                 embedder: Callable[[], Embedder] | None = None) -> None:
         self.records = records  # the store's records role
         self.text = text
         self.settings = settings
         self.today = today  # None: the real date (tests fix it)
+        self.categorizer = Categorizer()
+        self._embedder = embedder  # the engine's, loaded when inference first needs it
 
     def _text_scope(self, scope: Scope) -> Scope:
         if scope.owner is None:
@@ -95,22 +129,43 @@ class Transactions:
                      options: ImportOptions | None = None) -> ImportReport:
         self._text_scope(scope)  # an owner first, before any parsing
         result: ImportResult = import_transactions(data, source, options, format)
-        report = self.put(result.transactions, scope, source=source, format=result.format)
+        report = self.put(result.transactions, scope, source=source, format=result.format, balances=result.balances)
         report.failed = [e.to_dict() for e in result.errors]
         return report
 
     def put(self, transactions: Iterable[Transaction], scope: Scope, *, source: str = "api",
-            format: str = "records") -> ImportReport:
-        """Store transactions (new ones added, changed ones updated in place), then
-        refresh the searchable text of the months they touched."""
+            format: str = "records", balances: Iterable[Balance] = ()) -> ImportReport:
+        """Store transactions (new ones added, changed ones updated in place) and the
+        account balances the source stated, then refresh the searchable text of the
+        months they touched."""
         text_scope = self._text_scope(scope)
-        items = list(transactions)
+        stated = list(balances)
         self.text.ensure_tenant(scope.tenant)
+        items = self.categorise(scope, list(transactions))
         written: WriteReport = self.records.put_transactions(scope, items)
-        summary = self.refresh(text_scope, written.months)
+        self.records.put_balances(scope, stated)
+        # Months whose text an earlier import left unwritten (or, in a store from before
+        # text states were kept, never recorded) are rebuilt with this import's.
+        states = self.records.text_states(text_scope)
+        owed = {m for m, error in states.items() if error is not None}
+        owed |= {a.key for a in self.records.aggregate_transactions(text_scope, TransactionQuery(), "month")
+                 if a.key and a.key not in states}
+        summary, text = self.refresh(text_scope, written.months | owed)
+        text.rebuilt = sorted(m for m in owed - written.months if m not in text.failed)
         return ImportReport(source=source, format=format, read=len(items), added=written.added,
                             updated=written.updated, unchanged=written.unchanged, months=sorted(written.months),
-                            documents=summary.to_dict() if summary else {})
+                            documents=summary.to_dict() if summary else {}, balances=stated, text=text)
+
+    def categorise(self, scope: Scope, transactions: builtins.list[Transaction]) -> builtins.list[Transaction]:
+        """Merchants and categories for transactions about to be stored: the owner's
+        corrections, else the bank's, else inferred (``categories``)."""
+        if self._embedder is not None and self.categorizer.embedder is None:
+            try:
+                self.categorizer.embedder = self._embedder()
+            except RaglineError as exc:  # no model: the rules alone
+                log.warning("category inference without the embedding model: %s", exc)
+                self._embedder = None
+        return categorise(transactions, self.records.category_rules(scope), self.categorizer)
 
     def connect_truelayer(self, scope: Scope, *, code: str | None = None, redirect_uri: str | None = None,
                           refresh_token: str | None = None) -> ImportReport:
@@ -133,7 +188,8 @@ class Transactions:
             fetched = fetch(client, self._today(), settings.days)
         finally:
             client.close()
-        report = self.put(fetched.transactions, scope, source="truelayer", format="truelayer")
+        report = self.put(fetched.transactions, scope, source="truelayer", format="truelayer",
+                          balances=fetched.balances)
         report.failed, report.accounts = fetched.failed, fetched.accounts
         return report
 
@@ -143,12 +199,25 @@ class Transactions:
         self.refresh(self._text_scope(scope), written.months)
         return written.deleted
 
-    def refresh(self, scope: Scope, months: Iterable[str]) -> Written | None:
-        """Rebuild the statement and summary documents of ``months`` from the store;
-        a month left with no transactions loses its documents."""
+    def reindex(self, scope: Scope) -> ImportReport:
+        """Rebuild the searchable text of every month of the owner's transactions (what
+        ``ragline transactions reindex`` runs after a failed import's text side)."""
+        text_scope = self._text_scope(scope)
+        self.text.ensure_tenant(scope.tenant)
+        months = {a.key for a in self.records.aggregate_transactions(text_scope, TransactionQuery(), "month") if a.key}
+        months |= set(self.records.text_states(text_scope))  # a month emptied since: its documents go
+        summary, text = self.refresh(text_scope, months)
+        text.rebuilt = sorted(months - set(text.failed))
+        return ImportReport(source="reindex", format="records", months=sorted(months),
+                            documents=summary.to_dict() if summary else {}, text=text)
+
+    def refresh(self, scope: Scope, months: Iterable[str]) -> tuple[Written | None, TextState]:
+        """Rebuild the statement and summary documents of ``months`` from the store (a
+        month left with no transactions loses its documents), and record which months'
+        text is written and which failed, and why."""
         records = self.records
-        documents, gone = [], []
-        for month in sorted(set(months)):
+        documents, gone, wanted = [], [], sorted(set(months))
+        for month in wanted:
             rows = records.find_transactions(scope, month_query(month))
             if not rows:
                 gone += [document_id(scope, STATEMENT.format(month=month)),
@@ -159,14 +228,32 @@ class Transactions:
                           for flows, by in ((("spend", "refund"), "category"), (("spend", "refund"), "merchant"),
                                             (None, "flow"))]
             documents.append(summary_document(month, *aggregates))
-        if gone:
-            self.text.delete(scope, gone)
-        return self.text.add_documents(documents, scope) if documents else None
+        state = TextState()
+        summary: Written | None = None
+        try:
+            if gone:
+                self.text.delete(scope, gone)
+            summary = self.text.add_documents(documents, scope) if documents else None
+        except (EmbedderError, NotFoundError, ModelMismatchError, ConfigError) as exc:
+            state.failed = {m: str(exc) for m in wanted}
+        for failure in summary.failed if summary is not None else []:
+            month = failure.get("path", "").rsplit("/", 1)[-1]
+            if month in wanted:
+                state.failed.setdefault(month, failure.get("error", "not written"))
+        if wanted:
+            records.put_text_states(scope, {m: state.failed.get(m) for m in wanted})
+        return summary, state
 
     # -- read -----------------------------------------------------------------------------
     def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:
         self._text_scope(scope)
         return self.records.find_transactions(scope, query or TransactionQuery())
+
+    def balances(self, scope: Scope) -> builtins.list[Balance]:
+        """The latest balance of each of the owner's accounts (per currency), with the
+        day it is as of and where it was read; none when no source stated one."""
+        self._text_scope(scope)
+        return self.records.find_balances(scope)
 
     def aggregate(self, scope: Scope, query: TransactionQuery, by: str) -> builtins.list[Aggregate]:
         """Count and exact sum per group (``model.GROUPS``) and currency."""

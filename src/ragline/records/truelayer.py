@@ -9,6 +9,8 @@ token, list their accounts, fetch each account's transactions of the last
 - Data: ``GET {api_url}/data/v1/accounts`` and ``…/accounts/{id}/transactions?from&to``,
   ``{"results": [...], "status": "Succeeded"}``; pages are followed through
   ``pagination.next_cursor`` (``cursor=``), as TrueLayer paginates large results.
+  ``…/accounts/{id}/balance`` gives the account's ``current`` balance as of its
+  ``update_timestamp``.
 - Failures: a 401 refreshes the token once and retries; 429 and 5xx, connection
   errors and pages that are not the expected JSON are retried with exponential
   backoff (``Retry-After`` honoured, capped) by the shared ``ProviderClient``; then
@@ -30,7 +32,7 @@ from typing import Any
 import httpx
 
 from ..errors import ConfigError, ConnectorError
-from ..models.records import Transaction, parse_amount, parse_timestamp
+from ..models.records import Balance, Transaction, parse_amount, parse_timestamp
 from ..providers.client import ProviderClient, Retry
 from ..providers.policy import CallPolicy
 from ..settings import TrueLayerSettings
@@ -133,6 +135,9 @@ class TrueLayerClient:
         return self._results(f"/data/v1/accounts/{account_id}/transactions",
                              {"from": start.isoformat(), "to": end.isoformat()}, f"transactions of {account_id}")
 
+    def balance(self, account_id: str) -> list[dict[str, Any]]:
+        return self._results(f"/data/v1/accounts/{account_id}/balance", {}, f"balance of {account_id}")
+
     def _results(self, path: str, params: dict[str, str], what: str) -> list[dict[str, Any]]:
         """Every result of a listing, following ``pagination.next_cursor``."""
         out: list[dict[str, Any]] = []
@@ -211,17 +216,30 @@ def to_transaction(account: dict[str, Any], item: dict[str, Any]) -> Transaction
                        merchant_name=item.get("merchant_name") or None, extra=extra)
 
 
+def to_balance(account: dict[str, Any], item: dict[str, Any], today: date) -> Balance:
+    """TrueLayer's balance → ours: the ``current`` balance (``available`` when there is
+    none) as of ``update_timestamp`` (today when it says nothing)."""
+    amount = item.get("current") if item.get("current") is not None else item.get("available")
+    stamp = item.get("update_timestamp")
+    return Balance(account=str(account["account_id"]), amount=parse_amount(amount if amount is not None else ""),
+                   currency=str(item.get("currency") or account.get("currency") or ""),
+                   as_of=parse_timestamp(stamp).date() if stamp else today, source="truelayer")
+
+
 @dataclass
 class FetchResult:
-    """What a connection fetched: transactions, accounts read, and what failed (per account or item)."""
+    """What a connection fetched: transactions, balances, accounts read, and what failed
+    (per account or item)."""
 
     transactions: list[Transaction] = field(default_factory=list)
     accounts: list[dict[str, Any]] = field(default_factory=list)
     failed: list[dict[str, str]] = field(default_factory=list)
+    balances: list[Balance] = field(default_factory=list)
 
 
 def fetch(client: TrueLayerClient, today: date, days: int) -> FetchResult:
-    """Every account's transactions from ``today - days`` to ``today``."""
+    """Every account's transactions from ``today - days`` to ``today``, and its balance
+    (a balance that cannot be fetched is reported; the transactions are kept)."""
     result = FetchResult()
     start = today - timedelta(days=days)
     for account in client.accounts():
@@ -239,4 +257,8 @@ def fetch(client: TrueLayerClient, today: date, days: int) -> FetchResult:
             except ConfigError as exc:
                 result.failed.append({"account": account_id, "error": f"transaction "
                                       f"{item.get('transaction_id', '?')}: {exc}"})
+        try:
+            result.balances += [to_balance(account, item, today) for item in client.balance(account_id)]
+        except (ConnectorError, ConfigError) as exc:
+            result.failed.append({"account": account_id, "error": f"balance: {exc}"})
     return result

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..models import Hit, Scope
-from ..models.records import Aggregate, Transaction, TransactionQuery, WriteReport
+from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport
 from ..models.usage import MatchStat, UsageRecord
 from .conversations import ConversationStore
 from .filters import Filter
@@ -264,12 +264,43 @@ class Records(Protocol):
         ...
 
     def delete_transactions(self, scope: Scope, transaction_ids: list[str] | None = None) -> WriteReport:
-        """Delete the owner's transactions with these ids (None: all of them); returns
-        how many (``deleted``) and the months they were in."""
+        """Delete the owner's transactions with these ids (None: all of them, and the
+        owner's balances, category corrections and text states); returns how many
+        (``deleted``) and the months they were in."""
         ...
 
     def transaction_owners(self, tenant: str) -> list[str]:
-        """Every owner with transactions in the tenant, sorted. For operators (``ragline migrate``)."""
+        """Every owner with transactions or balances in the tenant, sorted. For operators (``ragline migrate``)."""
+        ...
+
+    def put_balances(self, scope: Scope, balances: Iterable[Balance]) -> int:
+        """Keep account balances, one per (account, currency, day): a balance for a
+        day already kept replaces it. One transaction. Returns how many were written."""
+        ...
+
+    def find_balances(self, scope: Scope, *, latest: bool = True) -> list[Balance]:
+        """The owner's balances, by account and currency (then day): only the latest
+        day of each (account, currency) unless ``latest`` is False (every day kept)."""
+        ...
+
+    def put_category_rules(self, scope: Scope, rules: Mapping[tuple[str, str], str | None]) -> None:
+        """Keep the owner's category corrections: (kind, target) → category, kind one of
+        ``sql.records.RULE_KINDS`` (``"merchant"`` and ``"learned"``: a merchant key,
+        ``"transaction"``: an id); None removes one. One transaction."""
+        ...
+
+    def category_rules(self, scope: Scope) -> dict[tuple[str, str], str]:
+        """The owner's category corrections, as ``put_category_rules`` keeps them."""
+        ...
+
+    def put_text_states(self, scope: Scope, states: Mapping[str, str | None]) -> None:
+        """Record whether each month's (``YYYY-MM``) searchable text was written: None
+        when it was, else the error that stopped it."""
+        ...
+
+    def text_states(self, scope: Scope) -> dict[str, str | None]:
+        """Month → None (its text is written) or the error of its last attempt; months
+        never recorded are absent."""
         ...
 
 

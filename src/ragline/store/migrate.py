@@ -74,6 +74,9 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
             owned = Scope(tenant, ("records",), owner)
             rows = source.records.find_transactions(owned, TransactionQuery())
             report.transactions += target.records.put_transactions(owned, rows).added
+            target.records.put_balances(owned, source.records.find_balances(owned, latest=False))
+            target.records.put_category_rules(owned, source.records.category_rules(owned))
+            target.records.put_text_states(owned, source.records.text_states(owned))
         for stored_conversation in source.conversations.export_conversations(tenant):  # with their messages
             report.conversations += target.conversations.import_conversation(stored_conversation)
         # Usage as it stands (set, not added): a second run changes nothing.

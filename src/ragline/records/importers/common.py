@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import LoaderError
 from ...models import stable_id
-from ...models.records import Transaction
+from ...models.records import Balance, Transaction
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,13 @@ class RowError:
 
 @dataclass
 class ImportResult:
-    """The transactions a file held, and the rows that could not be read."""
+    """The transactions a file held, the rows that could not be read, and the account
+    balances it stated (an OFX ledger balance, a CSV running balance's latest row)."""
 
     format: str
     transactions: list[Transaction] = field(default_factory=list)
     errors: list[RowError] = field(default_factory=list)
+    balances: list[Balance] = field(default_factory=list)
 
 
 def decode(data: bytes, source: str) -> str:

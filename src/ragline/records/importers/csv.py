@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from ...errors import ConfigError, LoaderError
-from ...models.records import Transaction
+from ...models.records import Balance, Transaction
 from .common import IdMaker, ImportOptions, ImportResult, RowError, decode
 from .formats import detect_date_order, detect_decimal, parse_date, parse_number
 
@@ -40,6 +40,10 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "account_id": ("account_id", "account", "account id", "account number", "accountid", "iban", "konto"),
 }
 """Field → header names it is read from, best first (compared after ``normalise``)."""
+
+BALANCE_HEADERS = ("balance", "running balance", "account balance", "balance after", "saldo", "kontostand",
+                   "solde")
+"""A running-balance column (kept in ``extra`` too): its latest row is the account's balance."""
 
 _HINT = re.compile(r"\(([A-Za-z]{3})\)")  # "Amount (GBP)"
 
@@ -118,16 +122,45 @@ def _rows(source: str, header: list[str], mapping: dict[str, int], body: list[tu
     order = options.date_order or detect_date_order((cell(r, "timestamp") for _, r in body),
                                                     default="mdy" if currencies == {"USD"} else "dmy")
     used = set(mapping.values())
+    names = [normalise(h) for h in header]
+    balance_at = next((names.index(n) for n in BALANCE_HEADERS if n in names and names.index(n) not in used), None)
     make_id = IdMaker()
     result = ImportResult(format="csv")
+    running: list[tuple[Transaction, str]] = []  # (transaction, its balance cell), in file order
     for line, row in body:
         try:
-            result.transactions.append(_transaction(row, cell, decimal, order, default_currency, options, make_id,
-                                                    {h: v for i, (h, v) in enumerate(zip(header, row))
-                                                     if i not in used and v.strip()}))
+            tx = _transaction(row, cell, decimal, order, default_currency, options, make_id,
+                              {h: v for i, (h, v) in enumerate(zip(header, row)) if i not in used and v.strip()})
         except ConfigError as exc:
             result.errors.append(RowError(line, str(exc)))
+            continue
+        result.transactions.append(tx)
+        if balance_at is not None and balance_at < len(row) and row[balance_at].strip():
+            running.append((tx, row[balance_at].strip()))
+    result.balances = _balances(running, decimal)
     return result
+
+
+def _balances(running: list[tuple[Transaction, str]], decimal: str) -> list[Balance]:
+    """Each account's balance after its latest row by date. Statements list rows oldest
+    or newest first: on the latest day, the row the file lists last in its own order."""
+    if not running:
+        return []
+    newest_first = running[0][0].timestamp > running[-1][0].timestamp
+    latest: dict[tuple[str, str], tuple[tuple[Any, int], Transaction, str]] = {}
+    for position, (tx, cell) in enumerate(running):
+        rank = (tx.timestamp, -position if newest_first else position)
+        held = latest.get((tx.account_id, tx.currency))
+        if held is None or rank > held[0]:
+            latest[(tx.account_id, tx.currency)] = (rank, tx, cell)
+    out = []
+    for (account, currency), (_, tx, cell) in sorted(latest.items()):
+        try:
+            amount = parse_number(cell, decimal)
+        except ConfigError:
+            continue  # a balance cell that is not a number states no balance
+        out.append(Balance(account=account, amount=amount, currency=currency, as_of=tx.timestamp, source="csv"))
+    return out
 
 
 def _transaction(row: list[str], cell: Any, decimal: str, order: str, currency: str | None, options: ImportOptions,

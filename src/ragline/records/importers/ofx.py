@@ -1,6 +1,7 @@
 """OFX and QFX statements (SGML 1.x and XML 2.x), read with ofxtools: bank and
 credit card statements, one account each, the statement's currency unless a
-transaction names its own. Each ``<STMTTRN>`` is converted on its own, so one bad
+transaction names its own, and each statement's ledger balance (``LEDGERBAL``:
+``BALAMT`` as of ``DTASOF``). Each ``<STMTTRN>`` is converted on its own, so one bad
 transaction is reported with its line and the others are imported."""
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ import io
 import re
 
 from ...errors import ConfigError, LoaderError
-from ...models.records import Transaction
+from ...models.records import Balance, Transaction
 from .common import ImportOptions, ImportResult, RowError, decode
 
 _OPENING = re.compile(r"<STMTTRN>", re.IGNORECASE)
+_LEDGER = re.compile(r"<LEDGERBAL>", re.IGNORECASE)
 
 
 def import_ofx(data: bytes, source: str, options: ImportOptions) -> ImportResult:
@@ -26,8 +28,9 @@ def import_ofx(data: bytes, source: str, options: ImportOptions) -> ImportResult
         raise LoaderError(source, f"not a readable OFX file: {exc}") from None
     text = decode(data, source)
     lines = [text.count("\n", 0, m.start()) + 1 for m in _OPENING.finditer(text)]
+    ledger_lines = [text.count("\n", 0, m.start()) + 1 for m in _LEDGER.finditer(text)]
     result = ImportResult(format="ofx")
-    seen = 0
+    seen = ledgers = 0
     root = tree.getroot()
     if root is None:
         raise LoaderError(source, "not a readable OFX file: no document")
@@ -37,6 +40,17 @@ def import_ofx(data: bytes, source: str, options: ImportOptions) -> ImportResult
     for statement in statements:
         currency = statement.findtext("CURDEF") or options.currency or ""
         account = statement.findtext(".//ACCTID") or options.account_id or "default"
+        ledger = statement.find("LEDGERBAL")
+        if ledger is not None:
+            ledger_line = ledger_lines[ledgers] if ledgers < len(ledger_lines) else 0
+            ledgers += 1
+            try:
+                held = Aggregate.from_etree(ledger)
+                result.balances.append(Balance(account=account, amount=held.balamt, currency=currency,
+                                               as_of=held.dtasof, source="ofx"))
+            except Exception as exc:  # noqa: BLE001 — ofxtools' spec errors of several kinds, and ours
+                result.errors.append(RowError(ledger_line, f"ledger balance of account {account}: "
+                                                 f"{str(exc).splitlines()[0][:300]}"))
         for element in statement.iter("STMTTRN"):
             line = lines[seen] if seen < len(lines) else 0
             seen += 1

@@ -60,6 +60,18 @@ class TransactionsIn(BaseModel):
     transactions: list[TransactionIn] = Field(min_length=1, max_length=10_000)
 
 
+class BalanceOut(BaseModel):
+    account: str
+    amount: str = Field(description="Exact decimal string, as the bank stated it")
+    currency: str
+    as_of: str = Field(description="The day (YYYY-MM-DD) the balance is as of")
+    source: str = Field(description="Where it was read: ofx, csv, json, truelayer or api")
+
+
+class BalanceList(BaseModel):
+    balances: list[BalanceOut]
+
+
 class ImportOut(BaseModel):
     source: str
     format: str
@@ -70,6 +82,7 @@ class ImportOut(BaseModel):
     failed: list[dict[str, Any]] = Field(description="Rows skipped: {line, error}")
     months: list[str] = Field(description="Months (YYYY-MM) whose transactions changed")
     documents: dict[str, Any] = Field(description="The searchable text refreshed (the ingest summary)")
+    balances: list[BalanceOut] = Field(default_factory=list, description="Account balances the source stated")
 
 
 class TransactionOut(BaseModel):
@@ -185,6 +198,13 @@ def list_transactions(request: Request, who: Tenant, owner: Owner = None, start:
     query = _query(start, end, category, merchant, text, flow, currency, account_id, order=order, limit=limit,
                    offset=offset)
     return {"transactions": [t.to_dict() for t in engine(request).transactions.list(scope, query)]}
+
+
+@router.get("/transactions/balances", response_model=BalanceList)
+def list_balances(request: Request, who: Tenant, owner: Owner = None) -> dict:
+    """The latest balance of each of the owner's accounts (per currency), with the day it is as of."""
+    scope = _scope(request, who, owner)
+    return {"balances": [b.to_dict() for b in engine(request).transactions.balances(scope)]}
 
 
 @router.get("/transactions/aggregate", response_model=GroupList)

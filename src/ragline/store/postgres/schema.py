@@ -28,7 +28,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 from ...errors import ConfigError, RaglineError, StoreUnavailableError
 from .. import redact
 from ..sql.common import one_row
-from ..sql.records import SCHEMA_RECORDS
+from ..sql.records import CATEGORY_SOURCE_COLUMN, SCHEMA_BALANCES, SCHEMA_CATEGORIES, SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
 
 log = logging.getLogger(__name__)
@@ -213,6 +213,35 @@ BEGIN
 END $$;
 """
 
+_BALANCES = SCHEMA_BALANCES + f"""
+ALTER TABLE balances ENABLE ROW LEVEL SECURITY;
+ALTER TABLE balances FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON balances USING ({_POLICY.format(column="tenant")});
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON balances TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+"""Schema version 9: account balances (``sql/records.py``)."""
+
+_CATEGORIES = CATEGORY_SOURCE_COLUMN + ";\n" + SCHEMA_CATEGORIES + "".join(
+    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
+    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
+    for table in ("category_rules", "transaction_text")
+) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON category_rules, transaction_text TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+"""Schema version 10: where each category came from, the user's category corrections,
+and the state of each month's searchable text (``sql/records.py``)."""
+
 _USAGE = SCHEMA_USAGE + "".join(
     f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
     f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
@@ -287,6 +316,8 @@ MIGRATIONS: list[tuple[int, str]] = [
     (5, MIGRATION_CONVERSATIONS),
     (6, _RECORDS),
     (8, _USAGE),
+    (9, _BALANCES),
+    (10, _CATEGORIES),
 ]
 """(version, SQL), applied in order; append only."""
 

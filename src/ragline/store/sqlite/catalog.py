@@ -27,7 +27,7 @@ from ...models import Hit, Scope
 from ..base import Roles, VectorLookup
 from ..facade import Store
 from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
-from ..sql.records import SCHEMA_RECORDS, RecordsTables
+from ..sql.records import CATEGORY_SOURCE_COLUMN, SCHEMA_BALANCES, SCHEMA_CATEGORIES, SCHEMA_RECORDS, RecordsTables
 from ..sql.usage import SCHEMA_USAGE, UsageTables
 from ..types import (
     ChunkRecord,
@@ -133,6 +133,8 @@ class SQLiteStore(AdminTables):
             conn.executescript(SCHEMA)  # executescript manages its own transaction
             conn.executescript(SCHEMA_ADMIN)
             conn.executescript(SCHEMA_RECORDS)
+            conn.executescript(SCHEMA_BALANCES)
+            conn.executescript(SCHEMA_CATEGORIES)
             conn.executescript(SCHEMA_USAGE)
             self._migrate(conn)
             conn.executescript(INDEXES_ADMIN)
@@ -163,6 +165,12 @@ class SQLiteStore(AdminTables):
                 except sqlite3.OperationalError as exc:  # another process opening the file added it first
                     if "duplicate column" not in str(exc):
                         raise
+        if "category_source" not in {r[1] for r in conn.execute("PRAGMA table_info(transactions)")}:
+            try:
+                conn.execute(CATEGORY_SOURCE_COLUMN)
+            except sqlite3.OperationalError as exc:  # another process opening the file added it first
+                if "duplicate column" not in str(exc):
+                    raise
         conn.execute("UPDATE collections SET uid = id || '.' || lower(hex(randomblob(6))) WHERE uid IS NULL")
         if "bytes" in added:  # sizes of documents written before quotas, once (as stored_bytes counts them)
             conn.execute("UPDATE documents SET bytes = (SELECT coalesce(sum(length(CAST(c.text AS BLOB)) "
