@@ -8,21 +8,23 @@ transaction behind it.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any
 
 from ..models import Scope
 from ..models.records import Transaction, TransactionQuery, money, plain
 from ..store.base import Records
 from .kinds import BY_KEY
 from .periods import Period, add_months, month_period
-from .plan import QueryPlan, named_values
+from .plan import PeriodRef, QueryPlan, named_values
 from .recurring import recurring_payments
-from .selection import Matcher, Selected, Selector, account_matches, merchant_matcher
+from .merchants import merchant_matches
+from .selection import SAVINGS, Matcher, Selected, Selector
 from .wording import Wording, month_label
 
 TOP_DEFAULT = 5
@@ -84,25 +86,14 @@ class ExactAnswer:
                 "sources": [s.to_dict() for s in self.sources]}
 
 
-class BalanceLike(Protocol):
-    """A balance as the store keeps it (``models.records.Balance``)."""
-
-    account_id: str
-    amount: Decimal
-    currency: str
-
-
 class PlanExecutor:
     """Runs plans over one owner's records."""
 
-    def __init__(self, records: Records, scope: Scope, today: date, *, matcher: Matcher = merchant_matcher,
-                 balances: Callable[[], list[Any]] | None = None) -> None:
+    def __init__(self, records: Records, scope: Scope, today: date, *, matcher: Matcher = merchant_matches) -> None:
         self.records = records
         self.scope = scope
         self.today = today
-        self.balances = balances
-        accounts = [a.key for a in records.aggregate_transactions(scope, TransactionQuery(), "account") if a.key]
-        self.selector = Selector(lambda q: records.find_transactions(scope, q), matcher, accounts)
+        self.selector = Selector(lambda q: records.find_transactions(scope, q), matcher)
         self.sources: list[Source] = []
         self.figures: list[Figure] = []
         self._assumed: tuple[str, ...] = ()
@@ -185,18 +176,19 @@ class PlanExecutor:
         clauses: list[str] = []
         for currency, part in selected.by_currency().items():
             groups = self._groups(plan, part)
-            ranked = sorted(groups.items(), key=lambda kv: (kv[0] if plan.group_by == "month" else "",
-                                                            -kv[1].total, kv[0]))
+            chronological = plan.group_by == "month" and plan.limit is None
+            ranked = sorted(groups.items(), key=lambda kv: (kv[0] if chronological else "", -kv[1].total, kv[0]))
             overall = part.total
             named: list[str] = []
             for name, group in ranked[:limit]:
                 share = group.total / overall * 100 if overall else Decimal(0)
                 n = self._cite(f"{words.subject(name)}{words.when()}, {currency}", group, currency,
                                total=group.total, row=len(rows))
-                rows.append([name, currency, plain(group.total, currency), len(group.rows), f"{share:.1f}%"])
-                self._figure(name, plain(group.total, currency))
+                shown = _month_name(name) if plan.group_by == "month" else name
+                rows.append([shown, currency, plain(group.total, currency), len(group.rows), f"{share:.1f}%"])
+                self._figure(shown, plain(group.total, currency))
                 self._figure(name, f"{share:.1f}%")
-                named.append(f"{name} {money(group.total, currency)} ({share:.1f}%) [{n}]")
+                named.append(f"{shown} {money(group.total, currency)} ({share:.1f}%) [{n}]")
             if named:
                 more = f" (top {limit} of {len(ranked)})" if len(ranked) > limit else ""
                 clauses.append(f"{', '.join(named)}{more}; {money(overall, currency)} in all")
@@ -400,15 +392,18 @@ class PlanExecutor:
         if period is None:  # a year of history shows what repeats
             start = month_period(*add_months(self.today.year, self.today.month, -RECURRING_YEAR)).start
             period = Period(start, self.today, f"over the last {RECURRING_YEAR} months")
-        rows_in = self.selector.select(period, plan.filters, "spend")
-        found = recurring_payments([t for t, v in zip(rows_in.rows, rows_in.values) if v > 0])
+        flow = plan.flow if plan.flow in ("savings", "income", "in", "transfers_out", "savings_out") else "spend"
+        selected = self.selector.select(period, plan.filters, flow)
+        found = recurring_payments(list(zip(selected.rows, selected.values)))
+        ended = [r for r in found if not r.active(min(period.end, self.today))]
+        found = [r for r in found if r.active(min(period.end, self.today))]
         if not found:
-            return self._no_recurring(plan, words, period)
+            return self._no_recurring(plan, words, period, ended)
         rows: list[list[Any]] = []
         per_currency: dict[str, Decimal] = defaultdict(Decimal)
         named: list[str] = []
         for r in found:
-            one = Selected(list(r.payments), [-t.amount for t in r.payments])
+            one = Selected(list(r.payments), list(r.values))
             n = self._cite(f"payments to {r.payee}, {r.currency}", one, r.currency, total=one.total, row=len(rows))
             rows.append([r.payee, r.currency, plain(r.latest, r.currency), r.cadence, plain(r.monthly, r.currency),
                          len(r.payments), r.payments[0].day])
@@ -420,54 +415,150 @@ class PlanExecutor:
         totals = " and ".join(money(v, c) for c, v in per_currency.items())
         for c, v in per_currency.items():
             self._figure("all", plain(v, c))
+        subject = words.recurring_subject()
         if len(found) == 1:
-            text = f"{words.recurring_subject()}: {named[0]}, paid {len(found[0].payments)} times {period.label}."
+            r = found[0]
+            text = (f"{subject}: {named[0]}, last paid on {r.payments[0].timestamp:%-d %B %Y} "
+                    f"({len(r.payments)} payments {period.label}).")
         else:
-            text = (f"{words.recurring_subject()}: {totals} a month in all, {len(found)} payments that repeat "
-                    f"{period.label}: " + ", ".join(named) + ".")
+            text = (f"{subject}: {len(found)} that repeat and are still paid, {totals} a month in all: "
+                    + ", ".join(named) + ".")
+        if ended:
+            text += " No longer paid: " + ", ".join(f"{r.payee} (last on {r.payments[0].timestamp:%-d %B %Y})"
+                                                     for r in ended) + "."
         return ExactAnswer(plan.metric, text, ["payee", "currency", "latest amount", "every", "a month", "payments",
                                                "last paid"], rows, self.sources,
                            _chart("Recurring payments a month", [[r[0], r[1], r[4]] for r in rows], value=2))
 
-    def _no_recurring(self, plan: QueryPlan, words: Wording, period: Period) -> ExactAnswer:
-        """Nothing repeats steadily: the average a month instead, said as such."""
+    def _no_recurring(self, plan: QueryPlan, words: Wording, period: Period, ended: list[Any]) -> ExactAnswer:
+        """Nothing repeats steadily (or no longer): said so, with what a month it came to on average."""
+        stopped = ("; no longer paid: " + ", ".join(f"{r.payee} (last on {r.payments[0].timestamp:%-d %B %Y})"
+                                                    for r in ended)) if ended else ""
         if not plan.filters:
-            return ExactAnswer(plan.metric, f"I found no payments that repeat {period.label}.", [], [], self.sources)
-        average = replace(plan, metric="average", per="month", periods=(plan.periods or ()))
+            return ExactAnswer(plan.metric, f"I found no payments that repeat {period.label}{stopped}.", [], [],
+                               self.sources)
+        average = replace(plan, metric="average", per="month", periods=(PeriodRef.of(period),))
         answer = self._average(average, Wording(average, self.today, period))
-        answer.text = (f"No steady repeating payment {words.what()} {period.label}; on average: "
+        answer.text = (f"No steady repeating payment{words.what()} {period.label}{stopped}; on average: "
                        + answer.text[0].lower() + answer.text[1:])
         answer.metric = plan.metric
         return answer
 
     def _balance(self, plan: QueryPlan, words: Wording) -> ExactAnswer:
-        found = list(self.balances()) if self.balances is not None else []
-        if plan.filters.accounts:
-            found = [b for b in found if any(account_matches(a, b.account_id) for a in plan.filters.accounts)]
-        if plan.filters.currency:
-            found = [b for b in found if b.currency == plan.filters.currency]
-        if not found:
-            return ExactAnswer(plan.metric, "Your statements carry no balance" + (
-                f" for {', '.join(plan.filters.accounts)}" if plan.filters.accounts else "")
-                + ": import a statement with a balance (an OFX file, a CSV with a balance column) to see it.",
-                [], [], self.sources)
+        """What each account held at the end of the day asked about (today without a
+        period): from the nearest balance the bank stated, plus or minus the account's
+        transactions between that day and this one. Pots (money set aside inside an
+        account) from their transfers, counted from the first statement."""
+        period = plan.period(0)
+        day = min(period.end, self.today) if period is not None else self.today
+        accounts = self.selector.accounts
+        stated = self.records.find_balances(self.scope, latest=False)
+        accounts = sorted(set(accounts) | {b.account for b in stated})
+        asked = plan.filters.accounts
+        pots_asked = [a for a in asked if re.search(r"\bpots?\b", a, re.IGNORECASE)]
+        wanted = [a for a in accounts if not asked or any(self.selector.account_matches(n, a) for n in asked
+                                                          if n not in pots_asked)]
+        if pots_asked and not [n for n in asked if n not in pots_asked]:
+            wanted = []
         rows: list[list[Any]] = []
         clauses: list[str] = []
-        for b in found:
-            as_of = getattr(b, "as_of", None)
-            when = f" on {as_of:%-d %B %Y}" if isinstance(as_of, date) else ""
-            n = self._cite(f"balance of {b.account_id}{when}", Selected(), b.currency, total=b.amount,
-                           row=len(rows), query={"account_id": b.account_id})
-            rows.append([b.account_id, b.currency, plain(b.amount, b.currency),
-                         as_of.isoformat() if isinstance(as_of, date) else ""])
-            self._figure(b.account_id, plain(b.amount, b.currency))
-            clauses.append(f"{b.account_id}: {money(b.amount, b.currency)}{when} [{n}]")
-        text = ("Balance" + ("s" if len(clauses) > 1 else "") + " as your bank last reported "
-                + ("them" if len(clauses) > 1 else "it") + ": " + "; ".join(clauses) + ".")
+        totals: dict[str, Decimal] = defaultdict(Decimal)
+        missing: list[str] = []
+        for account in wanted:
+            found = self._account_balance(account, day, [b for b in stated if b.account == account])
+            if found is None:
+                missing.append(self._account_label(account))
+                continue
+            amount, currency, behind, anchor = found
+            label = self._account_label(account)
+            n = self._cite(f"balance of {label} on {day:%-d %B %Y}", behind, currency, total=amount, row=len(rows),
+                           query={"account_id": account, "as_of": day.isoformat(),
+                                  "from_stated_balance_of": anchor.isoformat()})
+            rows.append([label, currency, plain(amount, currency), day.isoformat()])
+            self._figure(label, plain(amount, currency))
+            totals[currency] += amount
+            clauses.append(f"{label}: {money(amount, currency)} [{n}]")
+        if pots_asked or (not asked and self._pots(day)):
+            for pot, (amount, currency, behind) in self._pots(day).items():
+                if pots_asked and not any(fold_has(n, pot) for n in pots_asked):
+                    continue
+                n = self._cite(f"{pot} pot on {day:%-d %B %Y}", behind, currency, total=amount, row=len(rows))
+                rows.append([f"{pot} pot", currency, plain(amount, currency), day.isoformat()])
+                self._figure(f"{pot} pot", plain(amount, currency))
+                totals[currency] += amount
+                clauses.append(f"{pot} pot: {money(amount, currency)} [{n}]")
+                if "your pots counted from their first transfer (empty before your first statement)" \
+                        not in self._assumed:
+                    self._assumed = (*self._assumed, "your pots counted from their first transfer "
+                                                     "(empty before your first statement)")
+        if not clauses:
+            which = f" for {', '.join(asked)}" if asked else ""
+            return ExactAnswer(plan.metric, f"No balance is known{which}: your statements state none "
+                               "(an OFX file, a CSV with a balance column, or a balance you give).", [], [],
+                               self.sources)
+        if len(clauses) > 1:
+            for currency, total in totals.items():
+                self._figure("all", plain(total, currency))
+            clauses.append("in all " + " and ".join(money(v, c) for c, v in totals.items()))
+        when = "today" if day == self.today else f"at the end of {day:%-d %B %Y}"
+        text = f"Balance {when} ({day:%-d %B %Y}): " + "; ".join(clauses) + "."
+        if missing:
+            text += f" No balance is known for {', '.join(missing)}."
         return ExactAnswer(plan.metric, text, ["account", "currency", "balance", "as of"], rows, self.sources)
+
+    def _account_balance(self, account: str, day: date, stated: list[Any]
+                         ) -> tuple[Decimal, str, Selected, date] | None:
+        """(balance at the end of ``day``, currency, the transactions added or taken off, the
+        stated balance's day) from the stated balance nearest to ``day``."""
+        if not stated:
+            return None
+        before = [b for b in stated if b.as_of <= day]
+        anchor = max(before, key=lambda b: b.as_of) if before else min(stated, key=lambda b: b.as_of)
+        rows = [t for t in self.selector.everything if t.account_id == account and t.currency == anchor.currency]
+        behind = Selected()
+        amount = anchor.amount
+        for t in rows:
+            d = t.timestamp.date()
+            if anchor.as_of < d <= day:
+                amount += t.amount
+                behind.add(t, t.amount)
+            elif day < d <= anchor.as_of:
+                amount -= t.amount
+                behind.add(t, -t.amount)
+        return amount, anchor.currency, behind, anchor.as_of
+
+    def _pots(self, day: date) -> dict[str, tuple[Decimal, str, Selected]]:
+        """Each pot's balance at the end of ``day``: what its transfers moved into it."""
+        out: dict[str, tuple[Decimal, str, Selected]] = {}
+        for t in self.selector.everything:
+            if t.timestamp.date() > day or not _pot_transfer(t):
+                continue
+            name = t.merchant_name or "pot"
+            amount, currency, behind = out.get(name, (Decimal(0), t.currency, Selected()))
+            behind.add(t, -t.amount)
+            out[name] = (amount - t.amount, currency, behind)
+        return out
+
+    def _account_label(self, account: str) -> str:
+        if account in self.selector.savings_accounts() and not SAVINGS.search(account):
+            return f"savings account {account}"
+        return account
 
 
 # -- pure helpers ---------------------------------------------------------------------
+def _pot_transfer(t: Transaction) -> bool:
+    return str(t.extra.get("Type", t.extra.get("type", ""))).lower() == "pot transfer" or \
+        t.description.lower().startswith("pot_")
+
+
+def fold_has(asked: str, name: str) -> bool:
+    """Whether the words asked ("my Holiday pot") name ``name`` ("Holiday")."""
+    from .matching import fold
+
+    asked_words = set(fold(asked).split()) - {"pot", "pots", "my", "the", "our"}
+    return not asked_words or fold(name) in asked_words or bool(asked_words & set(fold(name).split()))
+
+
 def _group_key(t: Transaction, by: str | None) -> str:
     if by == "category":
         return t.transaction_category or "Uncategorised"
@@ -499,6 +590,13 @@ def _units(per: str, period: Period | None, rows: list[Transaction], today: date
         weeks = max(1, round(days / 7))
         return weeks, f"{weeks} weeks"
     return days, f"{days} days"
+
+
+def _month_name(month: str) -> str:
+    """"2026-06" → "June 2026"."""
+    if re.fullmatch(r"\d{4}-\d\d", month):
+        return f"{date(int(month[:4]), int(month[5:]), 1):%B %Y}"
+    return month
 
 
 def _to(t: Transaction) -> str:

@@ -39,7 +39,7 @@ KINDS: tuple[Kind, ...] = (
          ("supermarket", "supermarkt", "grocer", "grocery")),
     Kind("eating_out", "eating out",
          ("eating out", "eat out", "restaurants", "restaurant", "dining out", "dining", "meals out", "dinners out",
-          "food out", "lunches", "lunch out", "brunch"),
+          "food out", "lunches", "lunch out", "brunch", "meal", "meals", "dinner", "dinners"),
          ("eating out", "restaurants", "restaurant", "dining", "food & drink", "restaurants & cafes",
           "gastronomie", "restaurants and bars"),
          ("Nando's", "Wagamama", "Pizza Express", "Zizzi", "Dishoom", "Franco Manca", "Honest Burgers", "Leon Restaurants",
@@ -49,8 +49,8 @@ KINDS: tuple[Kind, ...] = (
          ("restaurant", "ristorante", "trattoria", "pizzeria", "bistro", "brasserie", "grill", "kitchen", "diner",
           "gasthaus", "wirtshaus", "taverna", "sushi", "ramen", "noodle", "curry house", "tandoori", "steakhouse")),
     Kind("takeaways", "takeaways",
-         ("takeaways", "takeaway", "take away", "take-away", "take out", "takeout", "delivery food",
-          "food delivery", "deliveries", "ordering in", "ordered in", "lieferando", "fast food"),
+         ("takeaways", "takeaway", "take away", "take-away", "takeout", "delivery food",
+          "food delivery", "deliveries", "ordering in", "ordered in", "lieferando", "fast food", "takeaway food"),
          ("takeaway", "takeaways", "food delivery", "fast food"),
          ("Deliveroo", "Just Eat", "Uber Eats", "Lieferando", "Domino's", "Pizza Hut", "Papa John's",
           "McDonald's", "Burger King", "KFC", "Subway", "Wolt", "Foodora", "Five Guys", "Greggs"),
@@ -95,7 +95,8 @@ KINDS: tuple[Kind, ...] = (
           "rundfunk", "tv licence", "mobile")),
     Kind("energy", "energy",
          ("energy", "electricity", "gas and electricity", "gas bill", "electric bill", "electricity bill",
-          "heating", "power bill", "strom"),
+          "heating", "power bill", "strom", "energy bill", "energy bills", "energy supplier", "gas and electric",
+          "electricity supplier", "energy company"),
          ("energy", "gas & electricity", "electricity", "strom"),
          ("British Gas", "EDF", "E.ON", "Octopus Energy", "OVO", "Ovo Energy", "Scottish Power", "SSE", "Bulb",
           "Shell Energy", "So Energy", "Good Energy", "Vattenfall", "Stadtwerke", "Stromio", "Lichtblick", "EnBW",
@@ -106,7 +107,7 @@ KINDS: tuple[Kind, ...] = (
          ("water",),
          ("Thames Water", "Anglian Water", "Severn Trent", "United Utilities", "Yorkshire Water", "Southern Water",
           "Scottish Water", "Welsh Water", "Dwr Cymru", "Wessex Water", "South West Water", "Affinity Water",
-          "Northumbrian Water"),
+          "Northumbrian Water", "water bill", "water company"),
          ("water",)),
     Kind("phone", "phone and internet",
          ("phone bill", "mobile bill", "phone", "mobile phone", "broadband", "internet", "wifi", "phone contract"),
@@ -152,13 +153,16 @@ KINDS: tuple[Kind, ...] = (
          ("airline", "airways", "hotel", "hostel", "flight", "airport", "travel")),
     Kind("pubs", "pubs and bars",
          ("pubs", "pub", "bars", "bar", "drinks", "drinking", "going out", "nights out", "night out", "beers",
-          "beer", "wine bars", "kneipe", "kneipen", "biergarten"),
+          "beer", "wine bars", "kneipe", "kneipen", "biergarten", "beer halls", "beer hall", "beer gardens",
+          "beer garden", "brewery", "breweries"),
          ("pubs", "bars", "pubs & bars", "nightlife", "drinks", "bars & pubs", "going out"),
          ("Wetherspoon", "JD Wetherspoon", "Greene King", "Fuller's", "Young's", "Brewdog", "All Bar One",
           "Nicholson's", "Be At One", "Revolution", "Slug and Lettuce", "O'Neill's", "Hofbräuhaus", "Augustiner",
-          "Paulaner", "Löwenbräukeller"),
+          "Paulaner", "Löwenbräukeller", "Löwenbräu", "Hacker-Pschorr", "Pschorr", "Schottenhamel", "Spaten",
+          "Weihenstephan", "Schneider Bräuhaus", "Airbräu", "Ayinger", "Andechser", "Hofbräu", "Franziskaner"),
          ("pub", "bar", "tavern", "arms", "brewery", "brewdog", "taproom", "kneipe", "biergarten",
-          "brauhaus", "cocktail")),
+          "brauhaus", "cocktail", "ale house", "alehouse", "bräustuben", "braustuben", "bräuhaus", "brauerei",
+          "bierhalle", "bierkeller", "wirtshaus", "festzelt", "beer hall")),
     Kind("clothes", "clothes",
          ("clothes", "clothing", "fashion", "shoes", "trainers", "kleidung"),
          ("clothes", "clothing", "fashion", "shopping: clothes", "kleidung"),
@@ -196,17 +200,28 @@ KINDS: tuple[Kind, ...] = (
           "Odeon", "Vue", "Cineworld", "Everyman", "Picturehouse", "Steam", "PlayStation", "Xbox", "Nintendo"),
          ("tickets", "theatre", "theater", "museum", "concert", "gallery", "festival", "bowling", "escape room")),
     Kind("shopping", "shopping",
-         ("shopping", "online shopping", "general shopping", "stuff online", "einkaufen"),
-         ("shopping", "general", "general merchandise", "online shopping", "retail", "einkäufe"),
+         ("shopping", "online shopping", "general shopping", "stuff online", "einkaufen", "household stuff",
+          "household things", "household goods", "household items", "homeware", "homewares", "stuff for the house",
+          "stuff for the flat", "things for the house", "things for the flat", "furniture", "household"),
+         ("shopping", "general merchandise", "online shopping", "retail", "einkäufe", "household", "home"),
          ("Amazon", "eBay", "Argos", "John Lewis", "IKEA", "Etsy", "Currys", "Apple Store", "Otto", "MediaMarkt",
+          "Robert Dyas", "Homebase", "Wayfair", "Habitat", "Made.com", "Dunelm", "The White Company",
           "Saturn", "Decathlon", "Waterstones", "WHSmith", "The Range", "B&Q", "Wilko", "Lakeland", "Muji",
           "Tiger", "Flying Tiger", "Hobbycraft", "Dunelm", "Habitat", "Temu", "Shein", "AliExpress"),
          ()),
-    Kind("personal_care", "personal care",
-         ("haircuts", "haircut", "hairdresser", "barber", "barbers", "beauty", "salon", "nails", "friseur"),
-         ("personal care", "beauty", "hair", "haircuts", "friseur"),
-         ("Toni & Guy", "Rush", "Headmasters", "Treatwell", "Fresha", "Lush", "The Body Shop", "Sephora", "Douglas"),
-         ("barber", "barbers", "hair", "salon", "friseur", "nails", "beauty", "spa")),
+    Kind("haircuts", "haircuts",
+         ("haircuts", "haircut", "hairdresser", "hairdressers", "barber", "barbers", "barber's", "the barber",
+          "the barbers", "hair", "friseur"),
+         ("hair", "haircuts", "friseur", "barbers"),
+         ("Toni & Guy", "Rush Hair", "Headmasters", "Ruffians", "Pall Mall Barbers", "Murdock", "Blue Tit",
+          "Bleach London", "Hershesons", "Taylor Taylor", "Sassoon", "Treatwell", "Fresha"),
+         ("barber", "barbers", "barbershop", "hair", "hairdresser", "hairdressing", "salon", "friseur",
+          "coiffeur")),
+    Kind("beauty", "beauty",
+         ("beauty", "nails", "manicure", "spa", "cosmetics", "make-up", "makeup"),
+         ("beauty",),
+         ("Lush", "The Body Shop", "Sephora", "Douglas", "Space NK", "Benefit", "Charlotte Tilbury"),
+         ("nails", "beauty", "spa", "cosmetics")),
     Kind("charity", "charity",
          ("charity", "charities", "donations", "donation", "giving", "spenden"),
          ("charity", "donations", "charitable giving", "spenden"),
@@ -219,11 +234,30 @@ KINDS: tuple[Kind, ...] = (
          ("pets", "pet care", "haustiere"),
          ("Pets at Home", "Fressnapf", "Zooplus", "Butternut Box", "Tails.com", "Medivet", "Vets4Pets"),
          ("vet", "vets", "veterinary", "pet", "tierarzt")),
+    Kind("salary", "salary",
+         ("salary", "salaries", "my pay", "our pay", "wages", "wage", "paycheck", "paycheque", "payslip", "got paid",
+          "get paid", "paid by my employer", "gehalt", "lohn"),
+         ("salary", "wages", "payroll"),
+         (),
+         ("salary", "sal", "wages", "payroll", "gehalt", "lohn", "bezuge")),
+    Kind("interest", "interest",
+         ("interest", "interest earned", "interest paid", "savings interest", "zinsen"),
+         ("interest",),
+         (),
+         ("interest", "zinsen", "habenzinsen")),
+    Kind("tax", "tax",
+         ("tax refund", "tax rebate", "tax back", "hmrc", "the taxman", "steuer", "steuererstattung",
+          "tax return"),
+         ("tax", "taxes"),
+         ("HMRC", "HM Revenue", "Finanzamt"),
+         ("hmrc", "tax", "finanzamt", "steuer", "paye")),
     Kind("cash", "cash withdrawals",
-         ("cash", "cash withdrawals", "cashpoint", "atm", "cash machine", "withdrawals", "bargeld"),
+         ("cash", "cash withdrawals", "cashpoint", "atm", "cash machine", "the cash machine", "withdrawals",
+          "bargeld", "cash out", "took out cash", "take out cash"),
          ("cash", "atm", "cash withdrawal", "bargeld"),
          (),
-         ("atm", "cash", "cashpoint", "withdrawal", "bargeld", "geldautomat", "link", "cash machine")),
+         ("atm", "cash", "cashpoint", "withdrawal", "bargeld", "geldautomat", "cash machine", "notemachine",
+          "sskm ga", "link atm")),
     Kind("fees", "bank fees and charges",
          ("bank fees", "bank charges", "fees", "charges", "fee", "overdraft fees", "overdraft charges",
           "interest charged", "gebühren", "kontoführung"),
@@ -260,7 +294,8 @@ def phrase_table() -> tuple[tuple[str, str], ...]:
 
 def kinds_in(question: str) -> list[tuple[str, str]]:
     """(kind key, the phrase found) for every kind the question names, in order of
-    appearance; a phrase inside a longer one found ("gym" in "the gym") counts once."""
+    appearance; a phrase inside a longer one found ("gym" in "the gym") counts once; a
+    one-word phrase may be misspelt ("cinima")."""
     text = f" {fold(question)} "
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, str, str]] = []
@@ -274,7 +309,34 @@ def kinds_in(question: str) -> list[tuple[str, str]]:
                     found.append((span[0], key, phrase))
                 break
             start = text.find(f" {phrase} ", start + 1)
+    position = 0
+    for word in text.split():
+        start = text.find(f" {word} ", position) + 1
+        position = start + len(word)
+        if len(word) < 5 or any(a <= start < b for a, b in taken):
+            continue
+        for phrase, key in phrase_table():
+            if " " not in phrase and len(phrase) >= 5 and phrase != word and misspelt(word, phrase) \
+                    and key not in {k for _, k, _ in found}:
+                taken.append((start, start + len(word)))
+                found.append((start, key, word))
+                break
     return [(key, phrase) for _, key, phrase in sorted(found)]
+
+
+def misspelt(word: str, phrase: str) -> bool:
+    """``word`` is ``phrase`` misspelt: the same first two letters, mostly the same letters."""
+    from difflib import SequenceMatcher
+
+    if word in _COMMON or abs(len(word) - len(phrase)) > 1:
+        return False
+    return word[:2] == phrase[:2] and SequenceMatcher(None, word, phrase).ratio() >= 0.8
+
+
+_COMMON = frozenset("""spend spending spent spends money month monthly months total between during since
+before after about their there where which while would could should every other taken token times counting
+counted account accounts average transfer transfers transferred payment payments balance biggest largest
+saving savings amount amounts things those these people compared compare charge charges charged""".split())
 
 
 def category_is(kind: Kind, category: str | None) -> bool:
@@ -285,7 +347,7 @@ def kind_matches(kind: Kind, category: str | None, merchant: str | None, descrip
     """Whether a transaction (its category, merchant and description) is of ``kind``."""
     if category_is(kind, category):
         return True
-    if any(name_matches(brand, merchant, description) for brand in kind.brands):
+    if any(name_matches(brand, merchant, description, exact=True) for brand in kind.brands):
         return True
     text = f" {fold(' '.join(filter(None, (merchant, description))))} "
     return any(f" {fold(w)} " in text for w in kind.words)

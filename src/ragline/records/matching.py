@@ -130,22 +130,27 @@ def close(a: str, b: str) -> bool:
     return SequenceMatcher(None, a, b).ratio() >= CLOSE
 
 
-def _found(sequence: tuple[str, ...], haystack: list[str]) -> bool:
-    """``sequence`` occurs in ``haystack``, word after word (each word close)."""
+def _found(sequence: tuple[str, ...], haystack: list[str], exact: bool = False) -> bool:
+    """``sequence`` occurs in ``haystack``, word after word (each word close, or equal)."""
     n = len(sequence)
+    same = (lambda a, b: a == b) if exact else close
     for i in range(len(haystack) - n + 1):
-        if all(close(sequence[j], haystack[i + j]) for j in range(n)):
+        if all(same(sequence[j], haystack[i + j]) for j in range(n)):
             return True
+    if exact:
+        glued = "".join(sequence)
+        return n > 1 and glued in haystack
     # A name printed without spaces ("SAINSBURYS", "JUSTEAT"), or cut short ("SAINSBURYS S/MKT").
     glued = "".join(sequence)
     return n > 1 and any(close(glued, w) or (len(glued) >= 6 and w.startswith(glued)) for w in haystack)
 
 
-def name_matches(name: str, *texts: str | None) -> bool:
+def name_matches(name: str, *texts: str | None, exact: bool = False) -> bool:
     """Whether ``name`` (a merchant or place as the asker says it) is printed in any of
-    ``texts`` (a transaction's merchant and description)."""
+    ``texts`` (a transaction's merchant and description); ``exact``: word for word,
+    no spelling variants (a list's known brands, where "Booths" must not find "Boots")."""
     haystack = [w for t in texts if t for w in words(t)]
-    return any(_found(form, haystack) for form in variants(name))
+    return any(_found(form, haystack, exact) for form in variants(name))
 
 
 def payee(description: str, merchant: str | None = None) -> str:

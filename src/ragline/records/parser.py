@@ -2,22 +2,25 @@
 rules, with no model.
 
 It reads, in turn: whether the question is about the asker's own money and which
-half of a mixed question is (``records.router``); the periods it names
-(``records.periods``, two for a comparison); which money (spending, income,
-refunds, transfers, savings, net); what was bought — the owner's own merchants,
-categories and accounts, found fuzzily (``records.matching``), kinds of spending in
-everyday words (``records.kinds``) and other words the statements print (a place,
-"Munich" for "MUENCHEN"); the metric; the grouping. Where the question leaves
+half of a mixed question is (``records.router``); what to leave out ("apart from
+the rent"); which accounts ("on the joint account", "each account"); what was bought
+— the owner's own merchants and categories, found fuzzily (``records.matching``),
+words the statements print, a name after "at" even when the statements never print
+it (so "at Costa" is answered "none", not with all spending), places ("in Munich"),
+kinds of spending in everyday words (``records.kinds``); the periods (two for a
+comparison, ``records.periods``); which money (spending, income, money in, refunds,
+transfers, savings, net); the metric; the grouping. Where the question leaves
 something open it assumes, and the plan's ``assumptions`` say so.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from .kinds import BY_KEY, kinds_in, phrase_table
-from .matching import fold, mentioned, name_matches, words
+from .matching import fold, mentioned, name_matches
+from .merchants import PLACE_ALIASES
 from .periods import MONTHS, NUMBERS, Period, add_months, month_period, months_named, parse_period
 from .plan import PeriodRef, PlanFilters, Planned, QueryPlan, Vocabulary
 from .router import classify, split
@@ -28,66 +31,98 @@ def _rx(pattern: str) -> re.Pattern[str]:
 
 
 # -- which money --------------------------------------------------------------------
-NET = _rx(r"\bnet\b|\bcash ?flow\b|\bleft over\b|\bsurplus\b|\bdeficit\b|\bearn\w* more than\b|"
-          r"\bspen[dt]\w* more than (i )?(earn|make|made|get)|\bincome (vs|versus|and|against|minus|compared)\b|"
+NET = _rx(r"\bnet\b(?! of)|\bcash ?flow\b|\bleft over\b|\bsurplus\b|\bdeficit\b|\bearn\w* more than\b|"
+          r"\bspen[dt]\w* more than (i |we )?(earn|make|made|get)|\bincome (vs|versus|and|against|minus|compared)\b|"
           r"\bmoney in (vs|versus|and|against|compared)\b|\bcame in and\b|\bin vs out\b|\bincome .* expenses\b")
-SAVE_NET = _rx(r"\bhow much (did|have|do|am) (i|we) (sav\w*|manag\w* to save)\b|\bam i saving\b|"
-               r"\bdid i save\b|\bhave i saved\b")
-SAVINGS = _rx(r"\b(in ?to|to|towards?) (my |the )?(savings?|saver|isa|pot|vault|rainy day|emergency fund)\b|"
+SAVE_NET = _rx(r"\bhow much (did|have|do|am) (i|we) (sav\w*|manag\w* to save)\b(?! (for|in|into|towards?|to)\b)|"
+               r"\bam i saving\b(?! (for|in|into|towards?|to)\b)|\bdid i save\b(?! (for|in|into|towards?|to)\b)")
+SAVINGS_NET = _rx(r"\bnet of (what|the money|money) (i|we) (took|take|have taken|withdr\w*)|\bless (what|the money) "
+                  r"(i|we) (took|withdr\w*)|\bminus (withdrawals|what i took)")
+SAVINGS_OUT = _rx(r"\b(taken|took|take|withdr[ae]wn?|withdrawals?|moved|transferr?ed|pulled)\b.*\b(out of|from) "
+                  r"(my |the |our )?(savings?|saver|isa|pots?)\b|\b(dipped|dip) into (my )?savings\b")
+SAVINGS = _rx(r"\b(in ?to|to|towards?) (my |the |our )?(savings?|saver|isa|pots?|vault|rainy day|emergency fund)\b|"
               r"\bsavings? (account|pot|transfers?|contributions?|deposits?)\b|\bput (away|aside)\b|"
-              r"\bset aside\b|\bsaved away\b|\bmoved? .*\bsavings\b|\btransferr?\w* .*\bsavings\b|"
-              r"\bsavings\b(?! account interest)")
+              r"\bset aside\b|\bsaved (away|up)?\s*for\b|\bsav(e|ing) (up )?for\b|\bmoved? .*\bsavings\b|"
+              r"\btransferr?\w* .*\bsavings\b|\bput .*\bsavings\b|\bsavings\b")
+IN = _rx(r"\b(pa(y|id)|put|transferr?\w*|sent|moved?) (money )?in ?to (the|our|my) \w+( \w+)? (account|card)\b|"
+         r"\bpa(y|id) me back\b|\bpaid (me|us)\b|\bsent (me|us)\b|"
+         r"\bmoney (came )?in ?to\b|\bcredits?\b|\bdeposits?\b|\bgave (me|us)\b|\bowe[sd]? me\b|\bpay back\b")
 INCOME = _rx(r"\b(income|earn\w*|salary|salaries|wages?|pay ?check|pay ?cheque|payslip|got paid|get paid|"
-             r"paid me|was i paid|were we paid|received|receive|came in|come in|comes in|money in|incoming|"
-             r"dividends?|interest (earned|received|paid to me)|pay ?day|bonus|pension|benefits?|"
-             r"credited|deposits?|child benefit|universal credit|refund(ed)? from hmrc|tax refund)\b")
-REFUNDS = _rx(r"\brefund(s|ed)?\b|\bmoney back\b|\breimburse\w*\b|\bcashback\b")
-TRANSFER_OUT = _rx(r"\btransfer(s|red)?\b|\bmoved\b|\bsent\b|\bpaid (over )?to (my )?(credit card|own)\b")
-TRANSFER_IN = _rx(r"\btransfer(s|red)? (in|from)\b|\bfrom (my )?(savings|other account|joint)\b|\bmoved .* from\b|"
+             r"paid by|was i paid|were we paid|received|receive|came in|come in|comes in|money in|incoming|"
+             r"dividends?|interest|pay ?day|bonus|pension|benefits?|my pay|our pay|pays (me|us|my)|"
+             r"tax refund|tax rebate|hmrc|child benefit|universal credit|payout|pay(s)? my)\b")
+REFUNDS = _rx(r"\brefund(s|ed)?\b|\bmoney back\b|\breimburse\w*\b|\bcashback\b|\bcredited back\b")
+TRANSFER_OUT = _rx(r"\btransf\w*\b|\bsent\b|\bmoved?\b|\bpaid (over )?to (my )?(credit card|own)\b")
+TRANSFER_IN = _rx(r"\btransf\w* (in|from)\b|\bfrom (my )?(savings|other account|joint)\b|\bmoved .* from\b|"
                   r"\bin from\b")
 
 # -- which metric ---------------------------------------------------------------------
-BALANCE = _rx(r"\bbalances?\b|\bhow much (money )?(do|have) (i|we) (have|got)\b|\bhow much (money )?is (left )?"
-              r"in (my|our)\b|\bmoney (do i have|have i got)\b|\bhow much (money )?is left\b|\bin the bank\b|"
-              r"\bam i (in|into) (my )?overdraft\b|\bhow much do i have\b|\bkontostand\b")
-COUNT = _rx(r"\bhow many\b|\bhow often\b|\bnumber of\b|\bcount\b|\bhow frequently\b")
-AVERAGE = _rx(r"\baverage\b|\bon average\b|\btypical(ly)?\b|\busually\b|\bnormally\b|\bmean\b|\bavg\b")
+BALANCE = _rx(r"\bbalances?\b|\bhow much (money )?(do|have|did|had) (i|we) (have|got|had)\b|\bhow much (money )?"
+              r"(is|was) (left )?(in|on) (my|our|the)\b|\bmoney (do i have|have i got)\b|\bhow much (money )?is left\b|"
+              r"\bin the bank\b|\bam i (in|into) (my )?overdraft\b|\bhow much do i have\b|\bkontostand\b|"
+              r"\bwhat(?:'s| is| was) in (my|our|the)\b.*\b(account|savings|pots?|saver|isa)\b|"
+              r"\bhow much (is|was) (in )?(my|our|the) .*\b(pots?|savings|saver|account)\b(?!.*\b(spen[dt]|paid)\b)|"
+              r"\b(worth|altogether)\b.*\b(accounts|in total)\b(?=.*\b(have|got)\b)")
+COUNT = _rx(r"\bhow many\b(?! (euros?|pounds?|dollars?|francs?|quid)\b)|\bhow often\b|\bnumber of\b|\bcount\b|"
+            r"\bhow frequently\b")
+AVERAGE = _rx(r"\baverage\b|\bon average\b|\btypical(ly)?\b|\busually\b|\bnormally\b|\bmean\b|\bavg\b|"
+              r"\bper (day|week|month)\b.*\bin\b|\ba (day|week)\b")
 PER = _rx(r"\b(?:per|a|each|every|by the|in an? (?:average|typical|normal)) (month|week|day|year)\b|"
           r"\b(monthly|weekly|daily|yearly|annually|annual)\b")
 MAX = _rx(r"\b(biggest|largest|most expensive|highest|priciest|costliest|maximum|max|single largest|"
-          r"largest single|biggest single|most i (spent|paid))\b|\bcost me the most\b")
+          r"largest single|biggest single)\b|\bcost me the most\b|\bmost (i'?ve|i have|i|we'?ve|we) (ever )?"
+          r"(spent|paid)\b|\bmost .* on (one|a single)\b")
 MIN = _rx(r"\b(smallest|cheapest|lowest|least expensive|minimum|tiniest)\b")
 LIST = _rx(r"^\s*(list|show|itemi[sz]e|give me (a list|all)|what were (all )?(the|my)|which (transactions|"
            r"payments|purchases))\b|\blist (of )?(all )?(my )?(the )?(transactions|payments|purchases)\b|"
            r"\bwhat did i buy\b|\bshow (me )?(all|every|each)\b|\beach (payment|transaction)\b|\ball (the|my) "
            r"(transactions|payments|purchases)\b")
 COMPARE = _rx(r"\bcompar\w*|\bvs\.?\b|\bversus\b|\bmore than\b|\bless than\b|\bfewer than\b|\bdifference\b|"
-              r"\bchang(e|ed|es)\b|\bup or down\b|\bincreas\w*|\bdecreas\w*|\bagainst\b|\bthan (in|at|on|last|"
-              r"the)\b|\bor (at|on|in)\b|\bmore (at|on|in) \w+ or\b|\bwhich .* more\b")
-SHARE = _rx(r"\bpercent(age)?\b|\bshare\b|\bproportion\b|\bfraction\b|\bwhat part of\b|\bhow much of my\b|%")
+              r"\bchang(e|ed|es)\b|\bup or down\b|\bgo(ne|ing)? (up|down)\b|\bwent (up|down)\b|\bincreas\w*|"
+              r"\bdecreas\w*|\bagainst\b|\bthan (in|at|on|last|the)\b|\bor (at|on|in)\b|\b(more|less) \w+ or\b|"
+              r"\bwhich .* more\b|\bmore .* or\b")
+SHARE = _rx(r"\bpercent(age)?\b|\bshare\b|\bproportion\b|\bfraction\b|\bwhat part of\b|%")
 RECURRING = _rx(r"\b(recurring|subscriptions?|direct debits?|standing orders?|regular (payments?|bills?|"
-                r"charges?|outgoings)|repeat\w*|memberships?|fixed costs?)\b|\b(pay|paying)\b.*\b(every|each) "
-                r"month\b")
+                r"charges?|outgoings)|repeat\w*|memberships?|fixed costs?)\b|\b(pay|paying|put)\b.*\b(every|each) "
+                r"month\b|\b(a|per|each|every) month now\b|\bmonthly (bill|donation|payment|cost|charge|fee|"
+                r"subscription|rent|contribution|transfer|energy|phone|gym|membership)\w*\b")
 COSTS_ME = _rx(r"\b(cost|costs|costing) (me|us)\b(?!.* (in total|altogether|so far|this year|last year))|"
-               r"\bwhat (do|does) .* cost\b|\bhow much (is|are) (my|the|our) .* (a|per) month\b|"
-               r"\bhow much (do|does) .* cost (me|us)?\b")
-PAST_SUM = _rx(r"\b(did|have|has|had) (i|we)\b|\bspent\b|\bpaid\b|\bin total\b|\baltogether\b|\bso far\b|"
-               r"\bwent\b|\blast (month|year|week)\b")
+               r"\bwhat (do|does) .* cost\b|\bhow much (is|are) (my|the|our) .* (a|per|each) month\b|"
+               r"\bhow much (do|does) .* cost (me|us)?\b|\bhow much (is|are) (my|our|the) [\w' ]+$|"
+               r"\bhow much (do|does) (i|we) pay\b.*\b(a|per|each|every) month\b")
+PAST_SUM = _rx(r"\b(did|have|has|had) (i|we)\b|\bspent\b|\bin total\b|\baltogether\b|\bso far\b|"
+               r"\bwent\b|\blast (month|year|week)\b|\bsince\b|\bgone\b")
+NOW = _rx(r"\b(right )?now\b|\bcurrent(ly)?\b|\bat the moment\b|\bthese days\b|\bstill\b")
 TOP = _rx(r"\bwhere (do|did|does|am|was) (all )?(my |i |the )?(money )?(go|going|spending|spend|went)\b|"
           r"\b(most|top|biggest|largest|main|highest)\b.*\b(categor\w*|merchants?|shops?|stores?|retailers?|"
           r"compan(y|ies)|places?|payees?|expenses?|outgoings?)\b|\bwhich (categor\w*|merchants?|shops?|stores?|"
-          r"retailers?|compan(y|ies)|places?|payees?)\b|\bwho (do|did) (i|we) pay\b|\bwho got\b|"
+          r"retailers?|compan(y|ies)|places?|payees?|months?)\b|\bwho (do|did) (i|we) pay\b|\bwho got\b|"
           r"\bwhat (do|did) (i|we) spend (the )?most\b|\bspend(ing)? (the )?most\b|\bshop the most\b|"
           r"\bbreak ?down\b|\bby (category|merchant|shop|store|month|account)\b|\beating up\b|"
           r"\btakes? up most\b|\bcategori[sz]e\b|\btop \d+\b|\btop (three|five|ten)\b|\bmost money\b|"
-          r"\bmost of my\b|\bwhere does my money go\b")
-MERCHANT_WORDS = _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|places?|payees?|vendors?|who (do|did) "
-                     r"(i|we) pay|who got|shop the most|where did i shop)\b")
-BY_MONTH = _rx(r"\b(each|every|per|by|a) month\b|\bmonth by month\b|\bmonth[- ]over[- ]month\b|"
+          r"\bmost of my\b|\bwhere does my money go\b|\beach (supermarket|shop|store|merchant|category)\b")
+WHO = _rx(r"^\s*(who|whom)\b|\bwho('s| is| are| do| did| does)\b|\bwhat (was|is|were) the [\w ]+ called\b|"
+          r"\bwhere did (i|we) (buy|get|book|order)\b|\b(supplier|provider|landlord|employer|letting agent)\b|"
+          r"\bwhich (company|shop|store|merchant|supplier|provider|bank|app|website|hotel|restaurant)\b|"
+          r"\bwhat (company|shop|store|hotel|restaurant)\b|\bname of the\b")
+MERCHANT_WORDS = _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|places?|payees?|vendors?|"
+                     r"supermarkets?|who (do|did) (i|we) pay|who got|shop the most|where did i shop)\b")
+BY_MONTH = _rx(r"\b(each|every|per|by) month\b|\bmonth by month\b|\bmonth[- ]over[- ]month\b|\bwhich month\b|"
                r"\bmonth to month\b|\bmonthly (spending|trend|breakdown)\b|\btrend\b|\bover the last (few|\d+|"
                r"two|three|four|five|six) months\b")
+EACH_ACCOUNT = _rx(r"\b(each|every|per|by|both) accounts?\b|\bon each\b|\baccount by account\b")
+EXCLUDE = _rx(r"\b(?:apart from|except(?: for)?|excluding|exclude|not counting|not including|other than|besides|"
+              r"without|leaving out|ignoring|but not)\s+(?:the |my |our |any )?([^,?.;]+?)(?=[,?.;]|$| in \w+ \d{4}|"
+              r" (?:in|on|during|since|this|last|from)\b)")
+WITH_FEES = _rx(r"\b(including|incl\.?|with|plus|and) (the |its |their |any )?(foreign |non-sterling |bank |"
+                r"conversion |exchange )?(transaction )?(fees?|charges?)\b")
+ACCOUNT_PHRASE = _rx(r"\b(?:on|from|in|out of|into|to|for|with|of)?\s*(?:the|our|my)\s+((?:joint|savings?|current|"
+                     r"monzo|easy saver|saver|credit card|calder|isa|everyday|business)(?: (?:account|card|"
+                     r"acct))?)\b|\b((?:joint|savings|current) (?:account|card))\b")
+BALANCE_DAY = _rx(r"\b(?:at|on) the (start|beginning|end) of (" + "|".join(sorted(MONTHS, key=len, reverse=True))
+                  + r")\b|\b(start|beginning|end) of (" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b")
 
-# Words a statement prints that are never a merchant or a place to look for.
+# Words never a merchant, place or printed word to look for.
 _QUESTION_WORDS = set("""a an the i me my mine we our us you your it its this that these those what whats which who
 whom whose how much many often did do does done doing have has had having was were is are am be been being will
 would could should can may might shall spend spent spending pay paid paying payment payments cost costs costing
@@ -99,15 +134,24 @@ compared compare comparison difference average typical usually normally biggest 
 lowest single one two three four five six seven eight nine ten twelve twenty thirty first second time times
 trip trips visit visits shop shopping store stores merchant merchants place places category categories altogether
 overall together both either ago recently lately currently now today yesterday tomorrow also just only really
-quite total spend did there then when where why which out up down off back left right again still ever never yet
+quite spend did there then when where why which out up down off back left right again still ever never yet
 not no yes please tell show list give let know want need see find look like make made use used put take took
-number count show me balance account accounts current savings saving save saved income earn earned salary
-received refund refunds transfer transfers transferred moved net charged charge charges fee fees cash card
-bank""".split())
-_PLACE_CUE = _rx(r"\b(in|at|from|to|near|around)\s+([A-Z][\w'’&.-]+(?:\s+[A-Z][\w'’&.-]+)*)")
+number count balance account accounts current savings saving save saved income earn earned salary received
+refund refunds transfer transfers transferred moved net charged charge charges fee fees cash card bank
+called name named whos wheres whats hows theres start beginning end euros euro pounds pound quid dollars
+sterling gbp eur usd each both separately between apart except excluding counting including go went
+weekend holiday trip summer winter spring autumn sam alex jamie partner""".split())
+_NAME_AFTER = re.compile(r"\b(?i:at|to|from|with|pay|paid|paying|gave|give|charge[ds]?|by)\s+"
+                         r"((?:[A-Za-z][\w'’&+.-]*)(?:\s+[A-Z][\w'’&+.-]*)*)")
+_CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w'’&+.-]*[\w+](?:\s+[A-Z][\w'’&+.-]*)*)")
+_PLACE_AFTER = re.compile(r"\b(?i:in|near|around|across|throughout|while in|when (?:i|we) (?:was|were) in|visiting|"
+                          r"trip to|tickets? to|train to|flights? to|holiday in|weekend in)\s+"
+                          r"([A-Za-z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)*)")
 _LIMIT = _rx(r"\btop (\d+|three|five|ten|two|four)\b|\b(\d+|three|five|ten|two|four) (largest|biggest|most "
              r"expensive|smallest|cheapest|highest|most)\b|\b(largest|biggest|last|latest|first) (\d+|three|five|ten|"
              r"two|four)\b")
+_RECURRING_KINDS = ("subscriptions", "gym", "bills", "phone", "energy", "water", "rent", "insurance", "charity",
+                    "salary")
 
 
 class RuleParser:
@@ -117,22 +161,15 @@ class RuleParser:
 
     def plan(self, question: str, vocabulary: Vocabulary) -> Planned:
         q = " ".join(question.replace("’", "'").split())
-        hit = self._vocabulary_hit(q, vocabulary)
-        intent, reason = classify(q, hit)
-        if intent is None:
-            halves = split(q, lambda part: classify(part, self._vocabulary_hit(part, vocabulary))[0] is not None)
-            if halves is None:
-                return Planned(None, reason, self.name)
-            plan = self.build(halves.money, vocabulary)
-            return Planned(plan, f"a mixed question: the money half from your transactions ({halves.money!r}), "
-                                 f"the rest handed on ({halves.rest!r})", self.name, rest=halves.rest,
-                           question=halves.money)
+        intent, reason = classify(q, self._vocabulary_hit(q, vocabulary))
         halves = split(q, lambda part: classify(part, self._vocabulary_hit(part, vocabulary))[0] is not None)
         if halves is not None:
             plan = self.build(halves.money, vocabulary)
+            rest = _self_contained(halves.rest, halves.money)
             return Planned(plan, f"a mixed question: the money half from your transactions ({halves.money!r}), "
-                                 f"the rest handed on ({halves.rest!r})", self.name, rest=halves.rest,
-                           question=halves.money)
+                                 f"the rest handed on ({rest!r})", self.name, rest=rest, question=halves.money)
+        if intent is None:
+            return Planned(None, reason, self.name)
         return Planned(self.build(q, vocabulary), reason, self.name)
 
     @staticmethod
@@ -141,17 +178,33 @@ class RuleParser:
         if kinds:
             return kinds[0][1]
         found = mentioned(q, [*vocabulary.merchants, *vocabulary.categories])
+        found = [f for f in found if fold(f) not in _QUESTION_WORDS]
         return found[0] if found else None
 
     # -- the plan -------------------------------------------------------------------------
     def build(self, q: str, vocab: Vocabulary) -> QueryPlan:
         today = vocab.today
         assumptions: list[str] = []
-        filters, spans = self._filters(q, vocab)
-        masked = _mask(q, spans)
+        exclude, q_rest = _exclusions(q)
+        accounts, group_accounts, q_rest = self._accounts(q_rest, vocab)
+        filters, spans = self._filters(q_rest, vocab)
+        filters = PlanFilters(categories=filters.categories, merchants=filters.merchants, kinds=filters.kinds,
+                              text=filters.text, places=filters.places,
+                              exclude=tuple(self._excluded_names(exclude, vocab)), accounts=tuple(accounts),
+                              currency=_currency(q, vocab), fees=bool(WITH_FEES.search(q)))
+        masked = _mask(q_rest, spans)
+        flow = self._flow(q, masked, filters, assumptions)
+        if flow == "income" and not (filters.kinds or filters.merchants or filters.text or filters.categories) and \
+                re.search(r"\b(salary|my pay|our pay|get paid|got paid|paid in total|wages|paycheck|payslip)\b",
+                          q, re.IGNORECASE):
+            filters = _with(filters, kinds=("salary",))
         periods = _periods(masked, today)
-        flow = self._flow(masked, vocab, assumptions)
-        metric, group_by, per, limit = self._metric(masked, q, filters, flow, periods, vocab)
+        metric, group_by, per, limit = self._metric(masked, q, filters, flow, periods)
+        if metric == "balance":
+            periods = _balance_day(q, today, periods)
+            flow = "spend"
+        if group_accounts and metric not in ("balance",):
+            group_by = "account"
         if metric == "compare" and len(periods) < 2 and group_by is None:
             if len(_named(filters)) >= 2:
                 group_by = "name"
@@ -159,10 +212,8 @@ class RuleParser:
                 periods, assumed = _default_pair(masked, periods, today)
                 if assumed:
                     assumptions.append(assumed)
-        if metric == "sum" and group_by is None and len(_named(filters)) >= 2 and _both(masked):
+        if metric in ("sum", "count") and group_by is None and len(_named(filters)) >= 2 and _both(masked):
             group_by = "name"  # "Tesco and Lidl": each, and the total
-        if not periods and metric not in ("balance", "recurring"):
-            assumptions.append("no period was named, so all your transactions are counted")
         if flow == "net" and metric not in ("sum", "average", "compare"):
             metric = "sum"
         if metric == "average" and per is None:
@@ -174,18 +225,26 @@ class RuleParser:
                          group_by=group_by, per=per, limit=limit,  # type: ignore[arg-type]
                          assumptions=tuple(assumptions)).checked()
 
-    def _flow(self, q: str, vocab: Vocabulary, assumptions: list[str]) -> str:
+    def _flow(self, q: str, masked: str, filters: PlanFilters, assumptions: list[str]) -> str:
         if NET.search(q):
             return "net"
-        if SAVE_NET.search(q) and not SAVINGS.search(q.replace("save", "")):
+        if SAVINGS_NET.search(q):
+            return "savings_net"
+        if SAVINGS_OUT.search(q):
+            return "savings_out"
+        if "interest" in filters.kinds:
+            return "income"
+        if SAVE_NET.search(q) and not SAVINGS.search(re.sub(r"\bsav\w*", "", q)):
             assumptions.append("\"save\" read as income minus spending; ask about money moved into savings for "
                                "your transfers to savings")
             return "net"
-        if SAVINGS.search(q) and not re.search(r"\binterest\b", q, re.IGNORECASE):
+        if SAVINGS.search(q) or re.search(r"\bsaved\b", q, re.IGNORECASE):
             if TRANSFER_IN.search(q) and re.search(r"\bfrom (my )?savings\b", q, re.IGNORECASE):
-                return "transfers_in"
+                return "savings_out"
             return "savings"
-        if REFUNDS.search(q):
+        if IN.search(q):
+            return "in"
+        if REFUNDS.search(q) and "tax" not in filters.kinds:
             return "refunds"
         if TRANSFER_IN.search(q) and TRANSFER_OUT.search(q):
             return "transfers_in"
@@ -193,40 +252,55 @@ class RuleParser:
             return "transfers_out"
         if INCOME.search(q) and not re.search(r"\b(spen[dt]|spending|bought|buy|cost)\b", q, re.IGNORECASE):
             return "income"
+        if any(k in ("salary", "interest", "tax") for k in filters.kinds):
+            return "income"
         return "spend"
 
-    def _metric(self, masked: str, q: str, filters: PlanFilters, flow: str, periods: list[Period],
-                vocab: Vocabulary) -> tuple[str, str | None, str | None, int | None]:
+    def _metric(self, masked: str, q: str, filters: PlanFilters, flow: str, periods: list[Period]
+                ) -> tuple[str, str | None, str | None, int | None]:
         limit = _limit(masked)
         per_match = PER.search(masked)
         per = _per(per_match[0]) if per_match else None
-        if BALANCE.search(masked) and not re.search(r"\b(spen[dt]|paid|cost)\b", masked, re.IGNORECASE):
+        spentish = re.search(r"\b(spen[dt]|paid|cost|bought|buy)\b", masked, re.IGNORECASE)
+        if BALANCE.search(q) and not spentish:
             return "balance", None, None, None
         if SHARE.search(masked) and _named(filters):
             return "share", None, None, None
-        recurring_subject = any(k in ("subscriptions", "gym", "bills", "phone", "energy", "water", "rent",
-                                      "insurance") for k in filters.kinds) or bool(filters.merchants)
-        if RECURRING.search(masked) or (COSTS_ME.search(q) and recurring_subject and not PAST_SUM.search(masked)):
-            if not (COUNT.search(masked) or (PAST_SUM.search(masked) and periods and not per)):
+        recurring_subject = any(k in _RECURRING_KINDS for k in filters.kinds) or bool(filters.merchants) or \
+            flow in ("savings",)
+        recurring = RECURRING.search(masked) or (COSTS_ME.search(q) and recurring_subject
+                                                 and not PAST_SUM.search(masked) and not periods)
+        if recurring and (per or NOW.search(masked) or RECURRING.search(masked) or not PAST_SUM.search(masked)):
+            if COUNT.search(masked):
                 return "recurring", None, None, None
+            if not (PAST_SUM.search(masked) and periods and not per and not NOW.search(masked)):
+                return "recurring", None, None, None
+        if WHO.search(q):
+            return "sum", "merchant", None, limit or 3
         if COUNT.search(masked):
-            return "count", _group(masked, filters, periods), None, None
+            return "count", _group(masked, filters), None, None
+        if re.search(r"\bwhich month\b", masked, re.IGNORECASE):
+            return "sum", "month", None, 1
         if len(periods) >= 2:
             return "compare", None, None, None
-        if AVERAGE.search(masked) or (per and per != "year" and not BY_MONTH.search(masked.replace(per_match[0], "")
-                                                                                     if per_match else masked)
-                                      and not RECURRING.search(masked) and _asks_amount(masked)):
-            return "average", None, per if per in ("month", "week", "day") else None, None
+        if MAX.search(masked) and not (TOP.search(masked) and MERCHANT_WORDS.search(masked)) and \
+                not re.search(r"\bcategor", masked, re.IGNORECASE):
+            return "max", None, None, limit
         if MIN.search(masked):
             return "min", None, None, limit
+        if AVERAGE.search(masked) or (per and per != "year" and not BY_MONTH.search(masked)
+                                      and not RECURRING.search(masked) and _asks_amount(masked)):
+            if per is None and re.search(r"\ba (day|week)\b", masked, re.IGNORECASE):
+                per = _per(re.search(r"\ba (day|week)\b", masked, re.IGNORECASE)[0])  # type: ignore[index]
+            return "average", None, per if per in ("month", "week", "day") else None, None
         top = TOP.search(masked)
-        if MAX.search(masked) and not top:
-            return "max", None, None, limit
         if COMPARE.search(masked) and (len(_named(filters)) >= 2 or _compares_time(masked)):
             return "compare", ("name" if len(_named(filters)) >= 2 else None), None, None
         if BY_MONTH.search(masked) and flow != "net":
             return "sum", "month", None, None
         if top and flow != "net":
+            if re.search(r"\beach (supermarket|shop|store|merchant)\b", masked, re.IGNORECASE):
+                return "sum", "merchant", None, 20
             by = "merchant" if MERCHANT_WORDS.search(masked) else "category"
             return "sum", by, None, limit or (1 if re.search(r"\b(the )?(most|biggest|largest|main|top)\b "
                                                                r"(categor\w*|merchant|shop|store|place|payee)\b(?!s)",
@@ -238,9 +312,10 @@ class RuleParser:
     # -- what was bought -----------------------------------------------------------------
     def _filters(self, q: str, vocab: Vocabulary) -> tuple[PlanFilters, list[str]]:
         spans: list[str] = []
-        merchants = [m for m in mentioned(q, vocab.merchants) if not _period_word(m) and fold(m) not in _QUESTION_WORDS
-                     and not _kind_phrase(m)]
+        merchants = [m for m in mentioned(q, vocab.merchants) if _nameable(m) and not _kind_phrase(m)]
         rest = _mask(q, merchants)
+        places = self._places(rest, vocab)
+        rest = _mask(rest, places)
         text: list[str] = []
         for phrase in self._printed_words(rest, vocab):
             if len(phrase.split()) == 1 and _kind_phrase(phrase):
@@ -250,49 +325,118 @@ class RuleParser:
                 merchants.append(phrase if any(c.isupper() for c in phrase) else phrase.title())
             else:
                 text.append(phrase)
-        spans += merchants + text
         rest = _mask(rest, text + merchants)
         categories = [c for c in mentioned(rest, vocab.categories) if fold(c) not in _QUESTION_WORDS]
         kinds: list[str] = []
-        for key, phrase in kinds_in(rest):
+        found_kinds = kinds_in(rest)
+        for key, phrase in found_kinds:
             kind = BY_KEY[key]
             same = [c for c in categories if fold(c) in {fold(x) for x in kind.categories}]
-            if key == "fees" and not re.search(r"\b(i|my|me)\b", q, re.IGNORECASE):
+            if key == "fees" and not re.search(r"\b(i|my|me|we|our|us)\b", q, re.IGNORECASE):
                 continue
             if not same:
                 kinds.append(key)
-            spans.append(phrase)
-        spans += categories
-        rest = _mask(rest, [*categories, *(p for _, p in kinds_in(rest))])
-        accounts = self._accounts(rest, vocab)
+        rest = _mask(rest, [*categories, *(p for _, p in found_kinds)])
+        for name in self._unknown_names(rest, vocab):
+            if name not in merchants:
+                merchants.append(name)
+        spans += merchants + text + places + categories + [p for _, p in found_kinds]
         if merchants and (kinds or categories) and not re.search(r"\b(and|or|vs|versus|plus)\b", q, re.IGNORECASE):
-            kinds, categories = [], []  # "coffee at Pret": Pret is the filter
+            kinds, categories = [], []  # "coffee at Pret", "Ryanair flights": the merchant is the filter
         return PlanFilters(categories=tuple(categories), merchants=tuple(merchants), kinds=tuple(kinds),
-                           text=tuple(text), accounts=tuple(accounts), currency=_currency(q, vocab)), spans
+                           text=tuple(text), places=tuple(places)), spans
 
     @staticmethod
-    def _accounts(q: str, vocab: Vocabulary) -> list[str]:
-        out = []
-        for account in vocab.accounts:
-            if name_matches(account, q):
-                out.append(account)
-        m = re.search(r"\b(savings|current|joint|credit card|checking|business|everyday|isa)\s+(account|card)\b",
-                      q, re.IGNORECASE)
-        if m and not out:
-            wanted = m[1].lower()
-            matching = [a for a in vocab.accounts if wanted.split()[0][:4] in fold(a)]
-            out += matching or ([] if wanted in ("current", "checking", "everyday") else [])
+    def _accounts(q: str, vocab: Vocabulary) -> tuple[list[str], bool, str]:
+        """(accounts named, whether asked per account, the question without them)."""
+        each = bool(EACH_ACCOUNT.search(q))
+        out: list[str] = []
+        rest = q
+        for m in ACCOUNT_PHRASE.finditer(q):
+            phrase = (m[1] or m[2] or "").lower()
+            word = phrase.split()[0]
+            if word in ("savings", "saving", "saver", "isa", "easy") and not re.search(
+                    r"\b(balance|in|left|account)\b", q, re.IGNORECASE):
+                continue  # "put into my savings": the money's flow, not the account
+            name = {"saving": "savings", "easy": "savings", "saver": "savings", "isa": "savings"}.get(word, word)
+            matches = [a for a in vocab.accounts if fold(name) in fold(a) or name_matches(name, a)]
+            if name in ("current", "everyday", "monzo") and not matches:
+                matches = [a for a in vocab.accounts if not re.search(r"sav|joint", a, re.IGNORECASE)][:1] \
+                    if len(vocab.accounts) > 1 else []
+            chosen = matches[0] if len(matches) == 1 else name
+            if chosen not in out and (matches or name == "savings"):
+                out.append(chosen)
+            rest = rest.replace(m[0], " ")
+        rest = EACH_ACCOUNT.sub(" ", rest)
+        if re.search(r"\b(my|our|the) pots?\b|\bpots\b", q, re.IGNORECASE) and BALANCE.search(q):
+            pot = re.search(r"\b(?:my|our|the)\s+(\w+)\s+pot\b", q, re.IGNORECASE)
+            out.append(f"{pot[1]} pot" if pot and pot[1].lower() not in ("my", "our") else "pots")
+        if each:
+            out = []
+        return out, each, " ".join(rest.split())
+
+    @staticmethod
+    def _excluded_names(phrases: list[str], vocab: Vocabulary) -> list[str]:
+        out: list[str] = []
+        for phrase in phrases:
+            kinds = [k for k, _ in kinds_in(phrase)]
+            merchants = mentioned(phrase, vocab.merchants)
+            names = kinds + [m for m in merchants if _nameable(m)]
+            if not names:
+                words = [w for w in re.findall(r"[\w'&.-]+", phrase) if fold(w) not in _QUESTION_WORDS]
+                names = [" ".join(words)] if words else []
+            out += [n for n in names if n and n not in out]
+        return out
+
+    @staticmethod
+    def _places(q: str, vocab: Vocabulary) -> list[str]:
+        """Towns and countries: a capitalised word after "in", a known place's English name,
+        or a word the statements print that follows "in"."""
+        out: list[str] = []
+        for m in _PLACE_AFTER.finditer(q):
+            phrase = m[1].strip(".'")
+            first = fold(phrase.split()[0])
+            if first in _QUESTION_WORDS or first in MONTHS or first in NUMBERS or first.isdigit() or \
+                    _kind_phrase(phrase) or first in {fold(c) for c in vocab.categories}:
+                continue
+            if fold(phrase) in PLACE_ALIASES or phrase[0].isupper() or \
+                    any(name_matches(phrase, d) for d in vocab.descriptions):
+                if not any(fold(phrase) == fold(m) for m in vocab.merchants):
+                    out.append(phrase[0].upper() + phrase[1:])
+        for word in re.findall(r"[A-Za-z][\w'-]+", q):
+            if fold(word) in PLACE_ALIASES and not any(fold(word) == fold(p) for p in out):
+                out.append(word[0].upper() + word[1:])
+        return out
+
+    @staticmethod
+    def _unknown_names(q: str, vocab: Vocabulary) -> list[str]:
+        """A name after "at", "to", "pay"… (or capitalised) that is nothing the owner has:
+        kept, so the answer says there is none rather than counting everything."""
+        out: list[str] = []
+        candidates = [m[1] for m in _NAME_AFTER.finditer(q)] + \
+            [m[1] for m in _CAPITALISED.finditer(q) if not re.match(r"^(I|I'm|I've|I'd)$", m[1])]
+        for raw in candidates:
+            words = [w for w in raw.split() if fold(w) not in _QUESTION_WORDS and fold(w) not in MONTHS
+                     and fold(w).strip(".") not in MONTHS and not fold(w).isdigit() and fold(w)]
+            if not words:
+                continue
+            name = " ".join(words).strip(".'?")
+            if len(fold(name)) < 2 or _kind_phrase(name) or any(fold(name) == fold(p) for p, _ in phrase_table()) \
+                    or fold(name) in {fold(a) for a in vocab.accounts} or fold(name) in ("it",):
+                continue
+            if name not in out:
+                out.append(name)
         return out
 
     @staticmethod
     def _printed_words(q: str, vocab: Vocabulary) -> list[str]:
-        """Words of the question (a place, a payee the owner's merchant list lacks) that the
-        owner's statements print, fuzzily."""
+        """Words of the question (a payee the owner's merchant list lacks) that the owner's
+        statements print, fuzzily."""
         if not vocab.descriptions:
             return []
         tokens = [w for w in re.findall(r"[\w'&.-]+", q) if fold(w) and fold(w) not in _QUESTION_WORDS
                   and fold(w).strip(".") not in MONTHS and fold(w) not in NUMBERS and not fold(w).isdigit()
-                  and len(fold(w)) >= 3]
+                  and len(fold(w)) >= 3 and fold(w) != "it"]
         found: list[str] = []
         i = 0
         while i < len(tokens):
@@ -311,13 +455,36 @@ class RuleParser:
 
 
 # -- pure helpers -------------------------------------------------------------------------
+def _with(filters: PlanFilters, **changes: object) -> PlanFilters:
+    from dataclasses import replace
+
+    return replace(filters, **changes)  # type: ignore[arg-type]
+
+
+def _exclusions(q: str) -> tuple[list[str], str]:
+    """The things a question leaves out ("apart from the rent", "not counting the train"),
+    and the question without those phrases."""
+    found = [m[1].strip() for m in EXCLUDE.finditer(q)]
+    rest = EXCLUDE.sub(" ", q)
+    return found, " ".join(rest.split())
+
+
+def _self_contained(rest: str, money: str) -> str:
+    """The half handed on, able to stand alone: a short one ("what's the rate?") takes the
+    money half's subject along."""
+    content = [w for w in re.findall(r"[\w'%-]+", rest) if fold(w) not in _QUESTION_WORDS]
+    if len(content) >= 4:
+        return rest
+    subject = re.sub(r"(?i)^(how much|how many|what)\b.*?\b(on|in|for|at)\b\s+", "", money.rstrip("?"))
+    return f"{rest.rstrip('?')} for {subject}?" if subject and subject != money.rstrip("?") else \
+        f"{rest.rstrip('?')} ({money.rstrip('?')})?"
+
+
 def _mask(q: str, spans: list[str]) -> str:
     """``q`` with the named things blanked (their words must not read as cues: "Three", "Next")."""
     out = q
-    for span in sorted(spans, key=len, reverse=True):
-        forms = [span, *span.split()] if len(span.split()) > 1 else [span]
-        for form in forms[:1]:
-            out = re.sub(r"(?<![\w])" + re.escape(form) + r"(?![\w])", " it ", out, flags=re.IGNORECASE)
+    for span in sorted((s for s in spans if s), key=len, reverse=True):
+        out = re.sub(r"(?<![\w])" + re.escape(span) + r"(?![\w])", " it ", out, flags=re.IGNORECASE)
     return " ".join(out.split())
 
 
@@ -325,8 +492,9 @@ def _kind_phrase(text: str) -> bool:
     return any(phrase == fold(text) for phrase, _ in phrase_table())
 
 
-def _period_word(name: str) -> bool:
-    return fold(name) in MONTHS or fold(name) in {"today", "yesterday"}
+def _nameable(name: str) -> bool:
+    return fold(name) not in _QUESTION_WORDS and fold(name) not in MONTHS and fold(name) not in ("today",
+                                                                                                   "yesterday")
 
 
 def _named(filters: PlanFilters) -> list[str]:
@@ -334,7 +502,8 @@ def _named(filters: PlanFilters) -> list[str]:
 
 
 def _both(q: str) -> bool:
-    return bool(re.search(r"\b(each|both|separately|respectively|individually|per|and)\b", q, re.IGNORECASE))
+    return bool(re.search(r"\b(each|both|separately|respectively|individually|per|and|or|vs|versus)\b", q,
+                          re.IGNORECASE))
 
 
 def _asks_amount(q: str) -> bool:
@@ -344,8 +513,8 @@ def _asks_amount(q: str) -> bool:
 
 def _compares_time(q: str) -> bool:
     return bool(re.search(r"\bthan (last|the previous|before|in|the month before|usual|normal)\b|"
-                          r"\b(more|less) (this|last) (month|year|week)\b|\bchang|\bincreas|\bdecreas|\bup or down\b",
-                          q, re.IGNORECASE))
+                          r"\b(more|less) (this|last) (month|year|week)\b|\bchang|\bincreas|\bdecreas|\bup or down\b|"
+                          r"\bgo(ne|ing)? (up|down)\b|\bwent (up|down)\b", q, re.IGNORECASE))
 
 
 def _per(word: str) -> str:
@@ -364,37 +533,55 @@ def _limit(q: str) -> int | None:
     return max(1, min(50, int(word) if word.isdigit() else NUMBERS.get(word, 5)))
 
 
-def _group(q: str, filters: PlanFilters, periods: list[Period]) -> str | None:
-    if BY_MONTH.search(q):
+def _group(q: str, filters: PlanFilters) -> str | None:
+    if re.search(r"\b(each|every|per|by) month\b|\bmonth by month\b", q, re.IGNORECASE):
         return "month"
-    if len(_named(filters)) >= 2:
+    if len(_named(filters)) >= 2 and _both(q):
         return "name"
     return None
 
 
 def _currency(q: str, vocab: Vocabulary) -> str | None:
-    m = re.search(r"\b(in|of) (euros?|eur|€|pounds?|gbp|£|dollars?|usd|\$|swiss francs?|chf)\b", q, re.IGNORECASE)
+    m = re.search(r"\b(in|of|how many) (euros?|eur|€|pounds?|gbp|£|sterling|quid|dollars?|usd|\$|swiss francs?|chf)\b",
+                  q, re.IGNORECASE)
     if not m:
         return None
     word = m[2].lower()
-    code = ("EUR" if word.startswith(("eur", "€")) else "GBP" if word.startswith(("pound", "gbp", "£"))
+    return ("EUR" if word.startswith(("eur", "€")) else "GBP" if word.startswith(("pound", "gbp", "£", "sterl", "quid"))
             else "USD" if word.startswith(("dollar", "usd", "$")) else "CHF")
-    return code if code in vocab.currencies else None
+
+
+def _balance_day(q: str, today: date, periods: list[Period]) -> list[Period]:
+    """The day a balance is asked for: "at the start of June" is the end of 31 May; "at the
+    end of June" the end of 30 June; "now" (or nothing) today."""
+    m = BALANCE_DAY.search(q)
+    if m:
+        edge, month = (m[1], m[2]) if m[1] else (m[3], m[4])
+        named = months_named(month, today)
+        if named:
+            whole = month_period(*named[0])
+            day = whole.start - timedelta(days=1) if edge.lower() in ("start", "beginning") else whole.end
+            return [Period(day, day, f"on {day:%-d %B %Y}")]
+    if periods:
+        last = periods[-1]
+        return [Period(last.end, last.end, f"on {last.end:%-d %B %Y}")]
+    return []
 
 
 def _periods(q: str, today: date) -> list[Period]:
     """The periods a question names: two (or more) for a comparison, else one or none."""
     low = q.lower()
-    pairs = [(r"\bthis month\b", r"\blast month\b", ("this", "month"), ("last", "month")),
-             (r"\bthis year\b", r"\blast year\b", ("this", "year"), ("last", "year")),
-             (r"\bthis week\b", r"\blast week\b", ("this", "week"), ("last", "week"))]
+    pairs = [(r"\bthis month\b", r"\blast month\b", "this month", "last month"),
+             (r"\bthis year\b", r"\blast year\b", "this year", "last year"),
+             (r"\bthis week\b", r"\blast week\b", "this week", "last week")]
     for a, b, first, second in pairs:
-        if re.search(a, low) and re.search(b, low):
-            pa, pb = parse_period(" ".join(first), today), parse_period(" ".join(second), today)
-            found = [p for p in (pa, pb) if p is not None]
-            return found if re.search(a, low).start() < re.search(b, low).start() else found[::-1]  # type: ignore[union-attr]
+        ma, mb = re.search(a, low), re.search(b, low)
+        if ma and mb:
+            found = [p for p in (parse_period(first, today), parse_period(second, today)) if p is not None]
+            return found if ma.start() < mb.start() else found[::-1]
     named = months_named(low, today)
-    if len(set(named)) >= 2 and not re.search(r"\b(between|from)\b.*\b(and|to|until|till)\b", low):
+    ranged = re.search(r"\b(between|from)\b.*\b(and|to|until|till)\b", low)
+    if len(set(named)) >= 2 and (not ranged or COMPARE.search(low)):
         return [month_period(y, m) for y, m in dict.fromkeys(named)]
     before = re.search(r"\blast month\b.*\b(the month before|the previous month|the month prior)\b", low)
     if before:
@@ -426,7 +613,3 @@ def _default_pair(q: str, periods: list[Period], today: date) -> tuple[list[Peri
         return [last, before], (f"the last complete month ({last.start:%B %Y}) compared with the one before "
                                 f"({before.start:%B %Y})")
     return [this, last], "this month so far compared with last month"
-
-
-def words_of(q: str) -> list[str]:  # re-exported for the LLM planner's prompt checks
-    return words(q)

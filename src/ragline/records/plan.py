@@ -10,18 +10,25 @@ does arithmetic: it only fills this structure.
      "periods": [{"text": "September 2026"}], "group_by": null, "per": null, "limit": null,
      "assumptions": []}
 
-- ``metric``: ``sum``, ``count``, ``average``, ``max``, ``min``, ``list``, ``balance``,
+- ``metric``: ``sum``, ``count``, ``average``, ``max``, ``min``, ``list``, ``balance``
+  (what the accounts held at the end of the period; today without one),
   ``compare`` (two periods, or the groups of ``group_by``: each figure and the
   difference), ``recurring`` (repeating payments and their monthly cost), ``share``
   (each group's part of the whole).
-- ``flow``: which money: ``spend`` (payments net of refunds), ``income``, ``refunds``,
-  ``transfers_out``, ``transfers_in``, ``savings`` (moved into savings), ``net``
-  (income minus spending).
+- ``flow``: which money: ``spend`` (payments net of refunds), ``income``, ``in``
+  (every payment received: income and transfers in), ``refunds``, ``transfers_out``,
+  ``transfers_in``, ``savings`` (moved into savings), ``savings_out`` (taken out of
+  savings), ``savings_net`` (into savings less taken out), ``net`` (income minus spending).
 - ``filters``: what was bought — the owner's categories, merchants (matched
   normalised and fuzzily, aliases and spellings included, ``records.matching``),
   kinds of spending in everyday words (``records.kinds``: ``coffee``, ``takeaways``,
   ``gym``…) and description text — all alternatives to one another (Tesco *or*
-  coffee); then accounts and one currency, which every row must meet.
+  coffee); ``places`` (a town or country a statement prints, "Munich" for
+  "MUENCHEN"), which every row must also be in; ``exclude``: names whose rows are
+  left out ("bills apart from rent"); accounts and one currency, which every row
+  must meet (a currency the rows were not in is read from their local amount: "how
+  many euros"); ``fees``: the bank's foreign-transaction fee lines go with the
+  payments they belong to.
 - ``periods``: one period, two to compare, or none (all the history; for
   ``balance``: now). A period is words resolved against today (``{"text": "last
   month"}``, ``records.periods``) or days (``{"start": "2026-09-01", "end":
@@ -48,7 +55,8 @@ from .kinds import KINDS
 from .periods import Period, parse_period
 
 Metric = Literal["sum", "count", "average", "max", "min", "list", "balance", "compare", "recurring", "share"]
-Flow = Literal["spend", "income", "refunds", "transfers_out", "transfers_in", "savings", "net"]
+Flow = Literal["spend", "income", "in", "refunds", "transfers_out", "transfers_in", "savings", "savings_out",
+               "savings_net", "net"]
 Group = Literal["category", "merchant", "month", "account", "name"]
 Per = Literal["transaction", "month", "week", "day"]
 
@@ -70,11 +78,15 @@ class PlanFilters:
     merchants: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     text: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
     accounts: tuple[str, ...] = ()
     currency: str | None = None
+    fees: bool = False
 
     def __bool__(self) -> bool:
-        return bool(self.categories or self.merchants or self.kinds or self.text or self.accounts or self.currency)
+        return bool(self.categories or self.merchants or self.kinds or self.text or self.places or self.accounts
+                    or self.currency)
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,8 @@ class QueryPlan:
 
     def checked(self) -> QueryPlan:
         """This plan, with the cross-field rules the schema cannot say (``PlanError``)."""
+        if self.metric == "balance" and len(self.periods) > 1:
+            raise PlanError("a balance is as of one day: at most one period (its last day)")
         if len(self.periods) > 12:
             raise PlanError("at most 12 periods")
         if self.limit is not None and not 1 <= self.limit <= MAX_LIMIT:
@@ -172,7 +186,8 @@ class QueryPlan:
             raise PlanError(f"unknown kinds {unknown}; known: {', '.join(KIND_KEYS)}")
         if self.group_by == "name" and not named_values(self.filters):
             raise PlanError("group_by name needs named categories, merchants, kinds or text")
-        names = [*self.filters.categories, *self.filters.merchants, *self.filters.text, *self.filters.accounts]
+        names = [*self.filters.categories, *self.filters.merchants, *self.filters.text, *self.filters.places,
+                 *self.filters.exclude, *self.filters.accounts]
         if any(not n.strip() or len(n) > 100 for n in names) or len(names) > 20:
             raise PlanError("filters hold at most 20 names of 1 to 100 characters")
         return replace(self, filters=replace(self.filters, currency=self.filters.currency.upper()

@@ -84,8 +84,7 @@ class RecordsRoute:
             llm = LLMPlanner(generator, planned, temperature=0.0)
             planned = llm.plan(question, found.vocabulary)
         assert planned.plan is not None
-        executor = PlanExecutor(self.transactions.records, asked.scope, found.vocabulary.today,
-                                balances=self._balances(asked.scope))
+        executor = PlanExecutor(self.transactions.records, asked.scope, found.vocabulary.today)
         exact = executor.run(planned.plan)
         route: dict[str, Any] = {"name": self.name, "reason": planned.reason, "planner": planned.planner,
                                  "intent": exact.metric, "stated": exact.stated, "plan": exact.plan.to_dict()
@@ -126,10 +125,6 @@ class RecordsRoute:
 
     def _today(self) -> date:
         return self.transactions.today or date.today()
-
-    def _balances(self, scope: Scope) -> Any:
-        balances = getattr(self.transactions, "balances", None)  # the store's, once it keeps them
-        return (lambda: balances(scope)) if callable(balances) else None
 
 
 def _added(usage: dict[str, Any] | None, model: str, input_tokens: int, output_tokens: int) -> dict[str, Any]:

@@ -45,20 +45,25 @@ MINE = _rx(r"\b(did|have|do|am|was|were|had|will) (i|we)\b.*\b(spen[dt]|spending
            r"current account|standing orders|regular|monthly|biggest|largest|average|total)\b|"
            r"\b(i|we) (spent|paid|bought|earned|made|saved|spend|pay|moved|transferred|put|received|got)\b|"
            r"\bcost (me|us)\b|\bhow much (did|have|do|am|was) (i|we)\b|\bhave i got\b|\bdo i have\b|"
-           r"\bwas i (paid|charged)\b|\bpaid me\b")
+           r"\bwas i (paid|charged)\b|\bpaid me\b|\bhow much did (the|my|our|that) [\w' -]+ (cost|come to)\b|"
+           r"\bwhat did (the|my|our|that) [\w' -]+ cost\b")
 """The asker plainly talks about their own money (wins over ``TERMS``)."""
 
 PERSONAL = _rx(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
 RECORD_NOUNS = _rx(r"\b(spending|spent|spend|transactions?|outgoings|merchants?|income|expenses|payments|purchases|"
                    r"subscriptions|money in|money out|came in|went out|went on|goes on|go on|balance|salary|"
-                   r"savings|earnings|outgoing|incoming|debits?|credits?|budget)\b")
+                   r"savings|earnings|outgoing|incoming|debits?|credits?|budget|pots?|accounts?)\b")
+SPENT = _rx(r"\b(cost|costs|spent|spend|paid|pay|charged|bought)\b")
 AMOUNT = _rx(r"\bhow much\b|\bhow many\b|\bhow often\b|\btotal\b|\bsum\b|\baverage\b|\bspen[dt]\b|\bspending\b|"
              r"\bcost\b|\bbalance\b|\bbiggest\b|\blargest\b|\bmost\b|\bcompare\b|\bvs\b|\bversus\b|\bper month\b|"
              r"\ba month\b|\bmonthly\b|\bbreak ?down\b|\blist\b|\bshow\b|\bwhich\b|\bwhere\b|\bwhat\b")
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("balance", _rx(r"\bbalance\b|\bhow much (money )?(do|have) i (have|got)\b|\bhow much is (left )?in my\b|"
-                    r"\bmoney (do i have|have i got) (left|in)\b|\bhow much (money )?is left\b")),
+    ("balance", _rx(r"\bbalance\b|\bhow much (money )?(do|have) (i|we) (have|got)\b|\bhow much (money )?(is|was) "
+                    r"(left )?in (my|our|the)\b.*\b(account|pots?|savings|saver|isa|bank)\b|"
+                    r"\bmoney (do i have|have i got) (left|in)\b|\bhow much (money )?is left\b|"
+                    r"\bwhat(?:'s| is| was) in (my|our|the)\b.*\b(account|savings|pots?|saver|isa)\b|"
+                    r"\bhow much (is|was) in (my|our) pots?\b")),
     ("recurring", _rx(r"\b(recurring|subscriptions?|direct debits?|standing orders?|regular (payments?|bills?|"
                       r"charges?)|repeat\w*|memberships?)\b|\bpay\w*\b.*\b(every|each) month\b")),
     ("income_vs_spending", _rx(r"\b(income|earn\w*|salary|wages|get paid|got paid|paid me|was i paid|net|"
@@ -68,8 +73,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                              r"chang(e|ed|ing)|increas\w*|decreas\w*|going (up|down)|(more|less) than last|"
                              r"(more|less) (in|this|at|on) \w+ than|vs|versus|difference)\b")),
     ("top_categories", _rx(r"\b(categor\w*|break ?down|by category)\b")),
-    ("top_merchants", _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|vendors?|who (do|did) i pay|"
-                          r"who got|by merchant|shop the most)\b")),
+    ("top_merchants", _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|vendors?|who (do|did) (i|we) pay|"
+                          r"who got|by merchant|shop the most|suppliers?|providers?|landlord|employer|"
+                          r"letting agent)\b|^\s*who\b|\bwho('s| is| are| do| did| does| pays)\b|"
+                          r"\bwhat (was|is|were) the [\w ]+ called\b|\bwhere did (i|we) (buy|get|book|order)\b")),
     ("largest", _rx(r"\b(largest|biggest|most expensive|highest|costliest|priciest|smallest|cheapest)\b.*"
                     r"\b(transactions?|purchases?|payments?|expenses?|things?|amounts?|charges?|bills?|spend)\b|"
                     r"\bsingle purchase\b|\bcost me the most\b|\bmost expensive\b")),
@@ -78,7 +85,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("count", _rx(r"\bhow many\b|\bhow often\b|\bnumber of\b")),
     ("average", _rx(r"\baverage\b|\btypical(ly)?\b|\bon average\b")),
     ("total_spend", _rx(r"\bhow much\b|\btotal\b|\bspen[dt]\b|\bspending\b|\boutgoings\b|\bexpenses\b|"
-                        r"\bcost (me|us)\b|\bwhat did i (pay|spend)\b|\bwent on\b|\bgo(es)? on\b")),
+                        r"\bcost (me|us)\b|\bwhat did (i|we) (pay|spend)\b|\bwent on\b|\bgo(es)? on\b|\bcost\b|"
+                        r"\bpaid\b")),
 ]
 """(intent, pattern), tried in order: the first that matches names the kind of money question."""
 
@@ -97,7 +105,7 @@ def classify(question: str, vocabulary_hit: str | None = None) -> tuple[str | No
         if found:
             if mine or PERSONAL.search(q) or RECORD_NOUNS.search(q):
                 return intent, f"money question: {intent.replace('_', ' ')} (matched {found[0][:40]!r})"
-            if vocabulary_hit and AMOUNT.search(q):
+            if vocabulary_hit and (AMOUNT.search(q) or SPENT.search(q)):
                 return intent, (f"money question: {intent.replace('_', ' ')} (matched {found[0][:40]!r}; "
                                 f"names your {vocabulary_hit!r})")
             return None, f"matched {found[0][:40]!r} but nothing says it is about your money"

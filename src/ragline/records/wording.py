@@ -11,12 +11,15 @@ from .kinds import BY_KEY
 from .periods import Period
 from .plan import QueryPlan
 
-NOUNS = {"spend": "spending", "income": "income", "refunds": "refunds", "transfers_out": "transfers out",
-         "transfers_in": "transfers in", "savings": "money moved into savings", "net": "income and spending"}
+NOUNS = {"spend": "spending", "income": "income", "in": "money in", "refunds": "refunds",
+         "transfers_out": "transfers out", "transfers_in": "transfers in", "savings": "money moved into savings",
+         "savings_out": "money taken out of savings", "savings_net": "money moved into savings less taken out",
+         "net": "income and spending"}
 ITEMS = {"spend": ("payment", "payments"), "income": ("payment received", "payments received"),
-         "refunds": ("refund", "refunds"), "transfers_out": ("transfer", "transfers"),
-         "transfers_in": ("transfer", "transfers"), "savings": ("transfer", "transfers"),
-         "net": ("transaction", "transactions")}
+         "in": ("payment received", "payments received"), "refunds": ("refund", "refunds"),
+         "transfers_out": ("transfer", "transfers"), "transfers_in": ("transfer", "transfers"),
+         "savings": ("transfer", "transfers"), "savings_out": ("transfer", "transfers"),
+         "savings_net": ("transfer", "transfers"), "net": ("transaction", "transactions")}
 GROUP_NOUNS = {"category": "category", "merchant": "merchant", "month": "month", "account": "account",
                "name": "what"}
 
