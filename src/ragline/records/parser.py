@@ -68,7 +68,8 @@ COUNT = _rx(r"\bhow many\b(?! (euros?|pounds?|dollars?|francs?|quid)\b)|\bhow of
 AVERAGE = _rx(r"\baverage\b|\bon average\b|\btypical(ly)?\b|\busually\b|\bnormally\b|\bmean\b|\bavg\b|"
               r"\bper (day|week|month)\b.*\bin\b|\ba (day|week)\b")
 PER = _rx(r"\b(?:per|a|each|every|by the|in an? (?:average|typical|normal)) (month|week|day|year)\b|"
-          r"\b(monthly|weekly|daily|yearly|annually|annual)\b")
+          r"\b(monthly|weekly|daily|yearly) (average|spend|spending|cost|outgoings)\b|\b(?:spend|cost|pay)\w* "
+          r"(monthly|weekly|daily|yearly|annually)\b")
 MAX = _rx(r"\b(biggest|largest|most expensive|highest|priciest|costliest|maximum|max|single largest|"
           r"largest single|biggest single)\b|\bcost me the most\b|\bmost (i'?ve|i have|i|we'?ve|we) (ever )?"
           r"(spent|paid)\b|\bmost .* on (one|a single)\b")
@@ -88,7 +89,7 @@ RECURRING = _rx(r"\b(recurring|subscriptions?|direct debits?|standing orders?|re
                 r"subscription|rent|contribution|transfer|energy|phone|gym|membership)\w*\b")
 COSTS_ME = _rx(r"\b(cost|costs|costing) (me|us)\b(?!.* (in total|altogether|so far|this year|last year))|"
                r"\bwhat (do|does) .* cost\b|\bhow much (is|are) (my|the|our) .* (a|per|each) month\b|"
-               r"\bhow much (do|does) .* cost (me|us)?\b|\bhow much (is|are) (my|our|the) [\w' ]+$|"
+               r"\bhow much (do|does) .* cost (me|us)?\b|\bhow much (is|are) (my|our|the) [\w' ]+\??$|"
                r"\bhow much (do|does) (i|we) pay\b.*\b(a|per|each|every) month\b")
 PAST_SUM = _rx(r"\b(did|have|has|had) (i|we)\b|\bspent\b|\bin total\b|\baltogether\b|\bso far\b|"
                r"\bwent\b|\blast (month|year|week)\b|\bsince\b|\bgone\b")
@@ -110,7 +111,7 @@ MERCHANT_WORDS = _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|pla
 BY_MONTH = _rx(r"\b(each|every|per|by) month\b|\bmonth by month\b|\bmonth[- ]over[- ]month\b|\bwhich month\b|"
                r"\bmonth to month\b|\bmonthly (spending|trend|breakdown)\b|\btrend\b|\bover the last (few|\d+|"
                r"two|three|four|five|six) months\b")
-EACH_ACCOUNT = _rx(r"\b(each|every|per|by|both) accounts?\b|\bon each\b|\baccount by account\b")
+EACH_ACCOUNT = _rx(r"\b(each|every|per|by) accounts?\b|\bon each\b|\baccount by account\b")
 EXCLUDE = _rx(r"\b(?:apart from|except(?: for)?|excluding|exclude|not counting|not including|other than|besides|"
               r"without|leaving out|ignoring|but not)\s+(?:the |my |our |any )?([^,?.;]+?)(?=[,?.;]|$| in \w+ \d{4}|"
               r" (?:in|on|during|since|this|last|from)\b)")
@@ -140,13 +141,15 @@ number count balance account accounts current savings saving save saved income e
 refund refunds transfer transfers transferred moved net charged charge charges fee fees cash card bank
 called name named whos wheres whats hows theres start beginning end euros euro pounds pound quid dollars
 sterling gbp eur usd each both separately between apart except excluding counting including go went
-weekend holiday trip summer winter spring autumn sam alex jamie partner""".split())
+weekend holiday trip summer winter spring autumn partner""".split())
 _NAME_AFTER = re.compile(r"\b(?i:at|to|from|with|pay|paid|paying|gave|give|charge[ds]?|by)\s+"
                          r"((?:[A-Za-z][\w'’&+.-]*)(?:\s+[A-Z][\w'’&+.-]*)*)")
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w'’&+.-]*[\w+](?:\s+[A-Z][\w'’&+.-]*)*)")
 _PLACE_AFTER = re.compile(r"\b(?i:in|near|around|across|throughout|while in|when (?:i|we) (?:was|were) in|visiting|"
                           r"trip to|tickets? to|train to|flights? to|holiday in|weekend in)\s+"
                           r"([A-Za-z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)*)")
+_EDGE_WORDS = frozenset("""the a an in on at to of for my our and or did we i how much spend spent pay paid have has
+what which who is are was were it this that from with by much many""".split())
 _LIMIT = _rx(r"\btop (\d+|three|five|ten|two|four)\b|\b(\d+|three|five|ten|two|four) (largest|biggest|most "
              r"expensive|smallest|cheapest|highest|most)\b|\b(largest|biggest|last|latest|first) (\d+|three|five|ten|"
              r"two|four)\b")
@@ -268,12 +271,10 @@ class RuleParser:
             return "share", None, None, None
         recurring_subject = any(k in _RECURRING_KINDS for k in filters.kinds) or bool(filters.merchants) or \
             flow in ("savings",)
-        recurring = RECURRING.search(masked) or (COSTS_ME.search(q) and recurring_subject
-                                                 and not PAST_SUM.search(masked) and not periods)
-        if recurring and (per or NOW.search(masked) or RECURRING.search(masked) or not PAST_SUM.search(masked)):
-            if COUNT.search(masked):
-                return "recurring", None, None, None
-            if not (PAST_SUM.search(masked) and periods and not per and not NOW.search(masked)):
+        recurring = RECURRING.search(q) or (COSTS_ME.search(q) and recurring_subject
+                                            and not PAST_SUM.search(masked) and not periods)
+        if recurring and (per or NOW.search(masked) or RECURRING.search(q) or not PAST_SUM.search(masked)):
+            if COUNT.search(masked) or not (PAST_SUM.search(masked) and periods and not per and not NOW.search(masked)):
                 return "recurring", None, None, None
         if WHO.search(q):
             return "sum", "merchant", None, limit or 3
@@ -298,9 +299,10 @@ class RuleParser:
             return "compare", ("name" if len(_named(filters)) >= 2 else None), None, None
         if BY_MONTH.search(masked) and flow != "net":
             return "sum", "month", None, None
+        if re.search(r"\b(each|every|per|by) (supermarket|shop|store|merchant|place|payee|company)\b", q,
+                     re.IGNORECASE):
+            return "sum", "merchant", None, 20
         if top and flow != "net":
-            if re.search(r"\beach (supermarket|shop|store|merchant)\b", masked, re.IGNORECASE):
-                return "sum", "merchant", None, 20
             by = "merchant" if MERCHANT_WORDS.search(masked) else "category"
             return "sum", by, None, limit or (1 if re.search(r"\b(the )?(most|biggest|largest|main|top)\b "
                                                                r"(categor\w*|merchant|shop|store|place|payee)\b(?!s)",
@@ -321,7 +323,9 @@ class RuleParser:
             if len(phrase.split()) == 1 and _kind_phrase(phrase):
                 continue  # "coffee", "cinema": the kind finds more than the word
             payees = [m for m in vocab.merchants if fold(m).startswith(fold(phrase))]
-            if payees:
+            if len(phrase.split()) == 1 and self._place_like(phrase, vocab):
+                places.append(phrase[0].upper() + phrase[1:])
+            elif payees:
                 merchants.append(phrase if any(c.isupper() for c in phrase) else phrase.title())
             else:
                 text.append(phrase)
@@ -334,8 +338,9 @@ class RuleParser:
             same = [c for c in categories if fold(c) in {fold(x) for x in kind.categories}]
             if key == "fees" and not re.search(r"\b(i|my|me|we|our|us)\b", q, re.IGNORECASE):
                 continue
-            if not same:
-                kinds.append(key)
+            if same:
+                continue
+            kinds.append(key)
         rest = _mask(rest, [*categories, *(p for _, p in found_kinds)])
         for name in self._unknown_names(rest, vocab):
             if name not in merchants:
@@ -348,7 +353,9 @@ class RuleParser:
 
     @staticmethod
     def _accounts(q: str, vocab: Vocabulary) -> tuple[list[str], bool, str]:
-        """(accounts named, whether asked per account, the question without them)."""
+        """(accounts named, whether asked per account, the question without them). An
+        account that is not one of the owner's ("to the joint account" from the current
+        account) stays in the question: a counterparty its lines print."""
         each = bool(EACH_ACCOUNT.search(q))
         out: list[str] = []
         rest = q
@@ -364,7 +371,9 @@ class RuleParser:
                 matches = [a for a in vocab.accounts if not re.search(r"sav|joint", a, re.IGNORECASE)][:1] \
                     if len(vocab.accounts) > 1 else []
             chosen = matches[0] if len(matches) == 1 else name
-            if chosen not in out and (matches or name == "savings"):
+            if not (matches or name == "savings"):
+                continue  # not an account of the owner's: a counterparty, left in the question
+            if chosen not in out:
                 out.append(chosen)
             rest = rest.replace(m[0], " ")
         rest = EACH_ACCOUNT.sub(" ", rest)
@@ -399,8 +408,7 @@ class RuleParser:
             if first in _QUESTION_WORDS or first in MONTHS or first in NUMBERS or first.isdigit() or \
                     _kind_phrase(phrase) or first in {fold(c) for c in vocab.categories}:
                 continue
-            if fold(phrase) in PLACE_ALIASES or phrase[0].isupper() or \
-                    any(name_matches(phrase, d) for d in vocab.descriptions):
+            if fold(phrase) in PLACE_ALIASES or phrase[0].isupper() or RuleParser._place_like(phrase, vocab):
                 if not any(fold(phrase) == fold(m) for m in vocab.merchants):
                     out.append(phrase[0].upper() + phrase[1:])
         for word in re.findall(r"[A-Za-z][\w'-]+", q):
@@ -415,7 +423,11 @@ class RuleParser:
         out: list[str] = []
         candidates = [m[1] for m in _NAME_AFTER.finditer(q)] + \
             [m[1] for m in _CAPITALISED.finditer(q) if not re.match(r"^(I|I'm|I've|I'd)$", m[1])]
+        subjects = {m[1] for m in re.finditer(r"\b(?:did|does|has|have|had|will|would|can|could)\s+([A-Z]\w+)\b", q)}
+        subjects |= {m[1] for m in re.finditer(r"\b([A-Z]\w+)(?:'s| and (?:I|me)\b)", q)}
         for raw in candidates:
+            if raw.split()[0] in subjects:
+                continue  # "did Sam take out": who did it, not whom they paid
             words = [w for w in raw.split() if fold(w) not in _QUESTION_WORDS and fold(w) not in MONTHS
                      and fold(w).strip(".") not in MONTHS and not fold(w).isdigit() and fold(w)]
             if not words:
@@ -430,28 +442,53 @@ class RuleParser:
 
     @staticmethod
     def _printed_words(q: str, vocab: Vocabulary) -> list[str]:
-        """Words of the question (a payee the owner's merchant list lacks) that the owner's
-        statements print, fuzzily."""
+        """Words of the question that the owner's statements print, fuzzily: a payee the
+        merchant list lacks ("dishoom"), a line's own words ("monthly account fees", "council
+        tax") — a phrase of several words only when it is specific (printed in at most a
+        quarter of the descriptions)."""
         if not vocab.descriptions:
             return []
-        tokens = [w for w in re.findall(r"[\w'&.-]+", q) if fold(w) and fold(w) not in _QUESTION_WORDS
-                  and fold(w).strip(".") not in MONTHS and fold(w) not in NUMBERS and not fold(w).isdigit()
-                  and len(fold(w)) >= 3 and fold(w) != "it"]
+        raw = [w for w in re.findall(r"[\w'&.-]+", q)]
+        limit = max(1, len(vocab.descriptions) // 4)
+
+        def usable(word: str) -> bool:
+            f = fold(word)
+            return bool(f) and f.strip(".") not in MONTHS and f not in NUMBERS and not f.isdigit() and f != "it"
+
         found: list[str] = []
         i = 0
-        while i < len(tokens):
+        while i < len(raw):
             best = None
-            for j in range(min(len(tokens), i + 3), i, -1):
-                phrase = " ".join(tokens[i:j])
-                if any(name_matches(phrase, d) for d in vocab.descriptions):
-                    best = (phrase, j)
+            for j in range(min(len(raw), i + 4), i, -1):
+                words = raw[i:j]
+                if not all(usable(w) for w in words):
+                    continue
+                edge = {fold(words[0]), fold(words[-1])}
+                if j - i == 1:
+                    if fold(words[0]) in _QUESTION_WORDS or len(fold(words[0])) < 3:
+                        continue
+                elif edge & _EDGE_WORDS or all(fold(w) in _QUESTION_WORDS for w in words) and j - i < 3:
+                    continue
+                phrase = " ".join(words)
+                hits = sum(1 for d in vocab.descriptions if name_matches(phrase, d))
+                if hits and (j - i == 1 or hits <= limit):
+                    best = (phrase.strip(".'"), j)
                     break
             if best:
-                found.append(best[0].strip(".'"))
+                found.append(best[0])
                 i = best[1]
             else:
                 i += 1
         return found
+
+    @staticmethod
+    def _place_like(word: str, vocab: Vocabulary) -> bool:
+        """A word the statements print after a payee's name (its town: "PRET A MANGER LEEDS
+        GBR"), in two payees' lines or more."""
+        target = fold(word)
+        where = {d.split()[0].casefold() for d in vocab.descriptions
+                 if target in fold(d).split()[1:] and fold(d).split()[0] != target}
+        return len(where) >= 2
 
 
 # -- pure helpers -------------------------------------------------------------------------
@@ -471,13 +508,15 @@ def _exclusions(q: str) -> tuple[list[str], str]:
 
 def _self_contained(rest: str, money: str) -> str:
     """The half handed on, able to stand alone: a short one ("what's the rate?") takes the
-    money half's subject along."""
+    money half's fee or charge along ("what's the rate for non-sterling transaction fees?")."""
     content = [w for w in re.findall(r"[\w'%-]+", rest) if fold(w) not in _QUESTION_WORDS]
-    if len(content) >= 4:
+    if len(content) >= 3:
         return rest
-    subject = re.sub(r"(?i)^(how much|how many|what)\b.*?\b(on|in|for|at)\b\s+", "", money.rstrip("?"))
-    return f"{rest.rstrip('?')} for {subject}?" if subject and subject != money.rstrip("?") else \
-        f"{rest.rstrip('?')} ({money.rstrip('?')})?"
+    subject = re.search(r"((?:[\w-]+ ){0,3}(?:fees?|charges?|rates?|interest))\b", money, re.IGNORECASE)
+    if subject is None:
+        return rest
+    words = [w for w in subject[1].split() if fold(w) not in _EDGE_WORDS and fold(w) not in ("including", "incl")]
+    return f"{rest.rstrip('?')} for {' '.join(words)}?" if words else rest
 
 
 def _mask(q: str, spans: list[str]) -> str:

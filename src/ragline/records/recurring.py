@@ -85,7 +85,23 @@ def _steady(items: list[tuple[Transaction, Decimal]]) -> str | None:
     median = Decimal(statistics.median(v for _, v in items))
     if median > 0 and all(abs(v - median) <= median * SPREAD for _, v in items):
         return cadence
+    runs = _runs([v for _, v in sorted(items, key=lambda tv: tv[0].timestamp)])
+    if len(runs) <= 3 and all(n >= 2 for n in runs[:-1]):
+        return cadence  # a price that changed now and then (96.00 four times, then 118.00)
     return None
+
+
+def _runs(values: list[Decimal]) -> list[int]:
+    """Lengths of the runs of (nearly, within 2 %) equal amounts, in order."""
+    runs: list[int] = []
+    last: Decimal | None = None
+    for v in values:
+        if last is not None and abs(v - last) <= last * Decimal("0.02"):
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        last = v
+    return runs
 
 
 def recurring_payments(items: list[tuple[Transaction, Decimal]]) -> list[Recurring]:

@@ -36,7 +36,7 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from ..models.records import Transaction, TransactionQuery, key
-from .kinds import BY_KEY, kind_matches
+from .kinds import BY_KEY, Kind, category_is, kind_matches
 from .matching import fold, name_matches
 from .merchants import KNOWN, merchant_matches
 from .periods import Period
@@ -102,6 +102,8 @@ class Selector:
         self.matcher = matcher
         self._pairs: dict[tuple[date | None, date | None], set[str]] = {}
         self._all: list[Transaction] | None = None
+        self._bank_categories: set[str] | None = None
+        self._places: tuple[str, ...] = ()
 
     # -- the owner's accounts and merchants -------------------------------------------------
     @property
@@ -134,6 +136,7 @@ class Selector:
         """The rows of the period (and accounts) with the named filters applied."""
         query = TransactionQuery(start=period.start if period else None, end=period.end if period else None)
         rows = [t for t in self.find(query) if self._accounts_ok(t, filters)]
+        self._places = filters.places
         out = []
         for t in rows:
             fee = bool(FEE_LINE.search(t.description))
@@ -257,17 +260,37 @@ class Selector:
 
     def name_of(self, t: Transaction, kind: str, name: str) -> bool:
         """Whether ``t`` is what one named filter value means."""
-        fee = bool(FEE_LINE.search(t.description))
+        fee = bool(FEE_LINE.search(t.description)) and not re.search(r"\b(fee|fees|charge|charges)\b", name,
+                                                                      re.IGNORECASE)
         if kind == "category":
             return key(t.transaction_category) == key(name) and not fee
         if kind == "merchant":
             return not fee and self.merchant_is(name, t)
         if kind == "kind":
-            if fee:
+            if FEE_LINE.search(t.description):
                 return name == "fees"
-            return kind_matches(BY_KEY[name], t.transaction_category, t.merchant_name, t.description)
+            return self.kind_is(BY_KEY[name], t, places=bool(self._places))
+        if fee:
+            return False
         haystack = _haystack(t)
         return fold(name) in fold(haystack) or name_matches(name, haystack)
+
+    def kind_is(self, kind: Kind, t: Transaction, *, places: bool = False) -> bool:
+        """Whether ``t`` is of ``kind``. Where the bank itself has a category for the kind
+        (Groceries) and filed this row under another one, the bank's filing stands (a shop at
+        REWE on holiday is Holidays), unless the question is about a place (a trip's meals)."""
+        if category_is(kind, t.transaction_category):
+            return True
+        if not places and t.category_source == "bank" and t.transaction_category and \
+                any(category_is(kind, c) for c in self.bank_categories()):
+            return False
+        return kind_matches(kind, t.transaction_category, t.merchant_name, t.description)
+
+    def bank_categories(self) -> set[str]:
+        if self._bank_categories is None:
+            self._bank_categories = {t.transaction_category for t in self.everything
+                                     if t.transaction_category and t.category_source == "bank"}
+        return self._bank_categories
 
     def merchant_is(self, name: str, t: Transaction) -> bool:
         """``name`` as asked names ``t``'s merchant — but not a more specific merchant of the

@@ -63,6 +63,10 @@ class Wording:
         if on:
             parts.append(("on " if not parts else "") + _name_list(on))
         out = (" " + " or ".join(parts)) if parts else ""
+        if f.places:
+            out += " in " + _name_list(list(f.places))
+        if f.exclude:
+            out += " apart from " + _name_list([BY_KEY[x].label if x in BY_KEY else x for x in f.exclude])
         if f.accounts:
             out += f" from {_name_list(list(f.accounts))}"
         if f.currency:
