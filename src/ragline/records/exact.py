@@ -117,6 +117,7 @@ class PlanExecutor:
               row: int | None = None, query: dict[str, Any] | None = None) -> int:
         n = len(self.sources) + 1
         shown = None if total is None else plain(total, currency or "")
+        label = label[:1].lower() + label[1:] if label[1:2].islower() else label  # "spending on Rent…"
         self.sources.append(Source(n, label, query or {}, len(selected.rows), shown, currency, selected.ids, row))
         return n
 

@@ -208,6 +208,9 @@ class RuleParser:
             flow = "spend"
         if group_accounts and metric not in ("balance",):
             group_by = "account"
+        if metric == "compare" and len(periods) == 1 and group_by is None and \
+                (periods[0].end - periods[0].start).days > 31 and not len(_named(filters)) >= 2:
+            metric, group_by = "sum", "month"  # "how has my spending changed over the last few months"
         if metric == "compare" and len(periods) < 2 and group_by is None:
             if len(_named(filters)) >= 2:
                 group_by = "name"

@@ -3,8 +3,8 @@ direct debits, the gym), how often, and what they cost a month.
 
 A payee recurs when it was paid in at least ``MIN_MONTHS`` months (or, paid yearly,
 at least twice a year apart) with amounts within ``SPREAD`` of their median — or,
-when its amounts vary, when its most common amount alone does (the £400 standing
-order among one-off transfers to the same saver). Its cadence comes from the median
+when its amounts vary, when one exact amount alone repeats every month (the £400
+standing order among one-off transfers to the same saver). Its cadence comes from the median
 gap between payments; its monthly cost is the last amount times the payments a month
 that cadence makes (weekly ×52/12, yearly ÷12), in ``Decimal``, rounded only when
 shown. It is still paid (``active``) when the last payment is no older than one and
@@ -120,10 +120,11 @@ def recurring_payments(items: list[tuple[Transaction, Decimal]]) -> list[Recurri
         if not group[0]:
             continue
         cadence = _steady(members)
-        if cadence is None:  # varying amounts: does the most common one repeat on its own?
+        if cadence is None:  # varying amounts: does one exact amount repeat every month on its own?
             mode = statistics.mode(v for _, v in members)
-            members = [(t, v) for t, v in members if abs(v - mode) <= mode * Decimal("0.05")]
-            cadence = _steady(members) if len(members) >= MIN_MONTHS else None
+            members = [(t, v) for t, v in members if v == mode]
+            cadence = _steady(members) if len({t.month for t, _ in members}) >= MIN_MONTHS else None
+            cadence = cadence if cadence == "monthly" else None
         if cadence is None:
             continue
         ordered = sorted(members, key=lambda tv: (tv[0].timestamp, tv[0].transaction_id), reverse=True)

@@ -37,6 +37,11 @@ TERMS = _rx(r"\b(fees?|charges?|charged for|rates?|interest|polic(y|ies)|limits?
             r"how much does (a|an|the|it)\b(?!.*\bme\b)|is there an?\b|do you (charge|offer)|does it cost)\b")
 """Words of a question about terms, fees and how-tos rather than one's own transactions."""
 
+HOW_TO = _rx(r"\bhow (do|can|should|would) (i|we)\b(?! (spend|pay|earn|save)\w* (so|that|more|less))|"
+             r"\b(do|would|will) (i|we) need to\b|\b(am|are) (i|we) allowed\b|\bhow (do|does) [\w ]+ work\b|"
+             r"\bhow long does\b")
+"""A how-to or a rule ("How do I earn rewards points?"): never one's own transactions, even with "I"."""
+
 MINE = _rx(r"\b(did|have|do|am|was|were|had|will) (i|we)\b.*\b(spen[dt]|spending|pay|paid|buy|bought|earn\w*|"
            r"save|saved|saving|get paid|got paid|receive|received|transfer\w*|move|moved|put|go|went|use|used|"
            r"withdr[ae]w\w*|take out|took out|visit\w*|order\w*|eat|ate|drink|drank)\b|"
@@ -52,7 +57,7 @@ MINE = _rx(r"\b(did|have|do|am|was|were|had|will) (i|we)\b.*\b(spen[dt]|spending
 PERSONAL = _rx(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
 RECORD_NOUNS = _rx(r"\b(spending|spent|spend|transactions?|outgoings|merchants?|income|expenses|payments|purchases|"
                    r"subscriptions|money in|money out|came in|went out|went on|goes on|go on|balance|salary|"
-                   r"savings|earnings|outgoing|incoming|debits?|credits?|budget|pots?|accounts?)\b")
+                   r"savings|earnings|outgoing|incoming|direct debits?|budget|pots?|accounts?|expense)\b")
 SPENT = _rx(r"\b(cost|costs|spent|spend|paid|pay|charged|bought)\b")
 AMOUNT = _rx(r"\bhow much\b|\bhow many\b|\bhow often\b|\btotal\b|\bsum\b|\baverage\b|\bspen[dt]\b|\bspending\b|"
              r"\bcost\b|\bbalance\b|\bbiggest\b|\blargest\b|\bmost\b|\bcompare\b|\bvs\b|\bversus\b|\bper month\b|"
@@ -71,7 +76,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                                r"received|refunds?|transfer\w*|moved)\b")),
     ("month_over_month", _rx(r"\b(compar\w*|month[- ]over[- ]month|month to month|per month|monthly|trend|"
                              r"chang(e|ed|ing)|increas\w*|decreas\w*|going (up|down)|(more|less) than last|"
-                             r"(more|less) (in|this|at|on) \w+ than|vs|versus|difference)\b")),
+                             r"(more|less) (in|this|at|on) \w+ than)\b")),
     ("top_categories", _rx(r"\b(categor\w*|break ?down|by category)\b")),
     ("top_merchants", _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|vendors?|who (do|did) (i|we) pay|"
                           r"who got|by merchant|shop the most|suppliers?|providers?|landlord|employer|"
@@ -82,7 +87,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                     r"\bsingle purchase\b|\bcost me the most\b|\bmost expensive\b")),
     ("top_categories", _rx(r"\b(spend\w*|money)\b.*\bmost\b|\bmost\b.*\b(spend\w*|money)\b|"
                            r"\bwhere (does|did|do) (all )?my money go|\beating up\b|\btakes? up most\b")),
-    ("count", _rx(r"\bhow many\b|\bhow often\b|\bnumber of\b")),
+    ("count", _rx(r"\bhow many (times|payments|transactions|purchases|visits|trips|orders|refunds|transfers|"
+                  r"subscriptions|direct debits|standing orders|card payments|withdrawals|coffees|takeaways)\b|"
+                  r"\bhow often\b|\bnumber of (times|payments|transactions|purchases)\b")),
     ("average", _rx(r"\baverage\b|\btypical(ly)?\b|\bon average\b")),
     ("total_spend", _rx(r"\bhow much\b|\btotal\b|\bspen[dt]\b|\bspending\b|\boutgoings\b|\bexpenses\b|"
                         r"\bcost (me|us)\b|\bwhat did (i|we) (pay|spend)\b|\bwent on\b|\bgo(es)? on\b|\bcost\b|"
@@ -96,8 +103,8 @@ def classify(question: str, vocabulary_hit: str | None = None) -> tuple[str | No
     ``vocabulary_hit`` is a merchant or kind of spending of the asker's that the
     question names (a question without "my" is then about their money too)."""
     q = " ".join(question.replace("’", "'").split())
-    mine = MINE.search(q)
-    terms = TERMS.search(q)
+    mine = MINE.search(q) if not HOW_TO.search(q) else None
+    terms = TERMS.search(q) or HOW_TO.search(q)
     if terms and not mine:
         return None, f"about terms or how-tos ({terms[0]!r}), not your transactions"
     for intent, pattern in _PATTERNS:
