@@ -262,7 +262,7 @@ class PlanExecutor:
             for currency, part in counted.by_currency().items():
                 n = self._cite(f"{words.subject(name or None)}{words.when()}, {currency}", part, currency,
                                total=part.total, row=len(rows))
-                rows.append([name or words.subject_noun(), currency, len(part.rows), plain(part.total, currency)])
+                rows.append([name or words.subject(), currency, len(part.rows), plain(part.total, currency)])
                 self._figure(name or words.subject(), str(len(part.rows)))
                 self._figure(name or words.subject(), plain(part.total, currency))
                 who = f"{name}: " if name else ""

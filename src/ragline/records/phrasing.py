@@ -2,6 +2,8 @@
 with one, the LLM phrases the computed figures (given as numbered sources, under
 the usual grounded prompt), and its text is kept only when
 
+- it keeps the headline amount, and for a comparison or several things named each
+  one's (it may reword, never drop them),
 - every number in it is one of those figures (or in the question, or a citation), and
 - every figure sits with its own label: a clause that names one category, merchant,
   month or account of the answer and states a figure states one of *that* label's
@@ -57,10 +59,19 @@ def records_answer(question: str, exact: ExactAnswer, route: dict[str, Any], gen
         answer.usage = {"model": getattr(generator, "model", None) or generator.name,
                         "input_tokens": request.usage.input_tokens, "output_tokens": request.usage.output_tokens,
                         "reported": True}
+    if re.search(r"</?source\b", text):
+        answer.fallback_reason = (f"{generator.name} echoed the prompt's source markup; "
+                                  f"the computed answer is shown instead")
+        return answer
     strays = stray_numbers(text, context, question)
     if strays:
         answer.fallback_reason = (f"{generator.name} stated figures that were not computed "
                                   f"({', '.join(strays[:5])}); the computed answer is shown instead")
+        return answer
+    left_out = missing_figures(text, exact)
+    if left_out:
+        answer.fallback_reason = (f"{generator.name} left out computed figures ({', '.join(left_out[:5])}); "
+                                  f"the computed answer is shown instead")
         return answer
     swapped = mispaired(text, exact.figures)
     if swapped:
@@ -103,6 +114,21 @@ def stray_numbers(text: str, context: RAGContext, question: str) -> list[str]:
     allowed |= {Decimal(n) for n in range(len(context.sources) + 1)}
     cleaned = re.sub(r"\[\d+\]", " ", text)
     return [m[0] for m in _NUMBER.finditer(cleaned) if _value(m[0]) not in allowed]
+
+
+def missing_figures(text: str, exact: ExactAnswer) -> list[str]:
+    """Figures asked for that ``text`` does not state: the headline amount, and for a
+    comparison or several things named, each one's (a phrasing may reword, never drop them)."""
+    said = {_value(m[0]) for m in _NUMBER.finditer(re.sub(r"\[\d+\]", " ", text))}
+    said |= {v.copy_abs() for v in said if v is not None}
+    amounts = [m[0] for m in _NUMBER.finditer(re.sub(r"\[\d+\]|\(Assumed:[^)]*\)", " ", exact.text))
+               if "." in m[0] and not m[0].endswith("%")]
+    wanted = amounts[:1]
+    plan = exact.plan
+    if plan is not None and (plan.group_by == "name" or exact.metric == "compare"):
+        wanted += [f.value for f in exact.figures if f.label not in ("all", "difference") and "." in f.value
+                   and not f.value.endswith("%")]
+    return [w for w in dict.fromkeys(wanted) if (_value(w) or Decimal(0)).copy_abs() not in said]
 
 
 def mispaired(text: str, figures: list[Figure]) -> str | None:

@@ -58,7 +58,7 @@ PERSONAL = _rx(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
 RECORD_NOUNS = _rx(r"\b(spending|spent|spend|transactions?|outgoings|merchants?|income|expenses|payments|purchases|"
                    r"subscriptions|money in|money out|came in|went out|went on|goes on|go on|balance|salary|"
                    r"savings|earnings|outgoing|incoming|direct debits?|budget|pots?|accounts?|expense)\b")
-SPENT = _rx(r"\b(cost|costs|spent|spend|paid|pay|charged|bought)\b")
+SPENT = _rx(r"\b(cost|costs|spent|spend|paid|pay|charged|bought|come to|came to|comes to)\b")
 AMOUNT = _rx(r"\bhow much\b|\bhow many\b|\bhow often\b|\btotal\b|\bsum\b|\baverage\b|\bspen[dt]\b|\bspending\b|"
              r"\bcost\b|\bbalance\b|\bbiggest\b|\blargest\b|\bmost\b|\bcompare\b|\bvs\b|\bversus\b|\bper month\b|"
              r"\ba month\b|\bmonthly\b|\bbreak ?down\b|\blist\b|\bshow\b|\bwhich\b|\bwhere\b|\bwhat\b")
@@ -116,7 +116,7 @@ def classify(question: str, vocabulary_hit: str | None = None) -> tuple[str | No
                 return intent, (f"money question: {intent.replace('_', ' ')} (matched {found[0][:40]!r}; "
                                 f"names your {vocabulary_hit!r})")
             return None, f"matched {found[0][:40]!r} but nothing says it is about your money"
-    if vocabulary_hit and AMOUNT.search(q) and (mine or PERSONAL.search(q)):
+    if vocabulary_hit and ((AMOUNT.search(q) and (mine or PERSONAL.search(q))) or SPENT.search(q)):
         return "total_spend", f"money question: names your {vocabulary_hit!r}"
     return None, "not a question about amounts of your money"
 
