@@ -99,7 +99,7 @@ def build(home: Path, dataset: Path, scopes: set[tuple[str, ...]], generator: Ge
 
 
 def owner_scope(accounts: tuple[str, ...] | list[str]) -> Scope:
-    return Scope(TENANT, (DOCS, "transactions"), "+".join(sorted(accounts)))
+    return Scope(TENANT, (DOCS,), "+".join(sorted(accounts)))
 
 
 # -- scoring -------------------------------------------------------------------------

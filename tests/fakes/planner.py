@@ -32,8 +32,9 @@ def plan_from_prompt(prompt: str) -> dict[str, Any]:
     """The plan's JSON for the question in ``prompt`` (``{}`` when it is no money question:
     then the schema check fails and ragline keeps its own plan)."""
     today = date.fromisoformat(_line(prompt, "Today").split(" ")[0])
+    merchants = _names(_line(prompt, "Your merchants"))
     vocabulary = Vocabulary(today=today, categories=_names(_line(prompt, "Your categories")),
-                            merchants=_names(_line(prompt, "Your merchants")),
+                            merchants=merchants, descriptions=merchants,  # the only statement words it is shown
                             accounts=_names(_line(prompt, "Your accounts")),
                             currencies=_names(_line(prompt, "Your currencies")))
     planned = RuleParser().plan(_line(prompt, "Question"), vocabulary)

@@ -50,7 +50,7 @@ MINE = _rx(r"\b(did|have|do|am|was|were|had|will) (i|we)\b.*\b(spen[dt]|spending
            r"current account|standing orders|regular|monthly|biggest|largest|average|total)\b|"
            r"\b(i|we) (spent|paid|bought|earned|made|saved|spend|pay|moved|transferred|put|received|got)\b|"
            r"\bcost (me|us)\b|\bhow much (did|have|do|am|was) (i|we)\b|\bhave i got\b|\bdo i have\b|"
-           r"\bwas i (paid|charged)\b|\bpaid me\b|\bhow much did (the|my|our|that) [\w' -]+ (cost|come to)\b|"
+           r"\bwas i (paid|charged)\b|\bpaid me\b|\b(charged?|billed?) (me|us)\b|\bhow much did (the|my|our|that) [\w' -]+ (cost|come to)\b|"
            r"\bwhat did (the|my|our|that) [\w' -]+ cost\b")
 """The asker plainly talks about their own money (wins over ``TERMS``)."""
 
@@ -58,6 +58,9 @@ PERSONAL = _rx(r"\b(i|i'm|i've|i'd|me|my|mine|we|our|us)\b")
 RECORD_NOUNS = _rx(r"\b(spending|spent|spend|transactions?|outgoings|merchants?|income|expenses|payments|purchases|"
                    r"subscriptions|money in|money out|came in|went out|went on|goes on|go on|balance|salary|"
                    r"savings|earnings|outgoing|incoming|direct debits?|budget|pots?|accounts?|expense)\b")
+PERIOD = _rx(r"\b(january|february|march|april|may|june|july|august|september|october|november|december|"
+             r"last (week|month|year)|this (week|month|year)|yesterday|today|since|summer|winter|spring|autumn)\b")
+"""A period named: "food shopping in october" is a total asked for, though it asks nothing."""
 SPENT = _rx(r"\b(cost|costs|spent|spend|paid|pay|charged|bought|come to|came to|comes to)\b")
 AMOUNT = _rx(r"\bhow much\b|\bhow many\b|\bhow often\b|\btotal\b|\bsum\b|\baverage\b|\bspen[dt]\b|\bspending\b|"
              r"\bcost\b|\bbalance\b|\bbiggest\b|\blargest\b|\bmost\b|\bcompare\b|\bvs\b|\bversus\b|\bper month\b|"
@@ -116,7 +119,8 @@ def classify(question: str, vocabulary_hit: str | None = None) -> tuple[str | No
                 return intent, (f"money question: {intent.replace('_', ' ')} (matched {found[0][:40]!r}; "
                                 f"names your {vocabulary_hit!r})")
             return None, f"matched {found[0][:40]!r} but nothing says it is about your money"
-    if vocabulary_hit and ((AMOUNT.search(q) and (mine or PERSONAL.search(q))) or SPENT.search(q)):
+    if vocabulary_hit and ((AMOUNT.search(q) and (mine or PERSONAL.search(q))) or SPENT.search(q)
+                           or PERIOD.search(q)):
         return "total_spend", f"money question: names your {vocabulary_hit!r}"
     return None, "not a question about amounts of your money"
 
