@@ -148,6 +148,7 @@ _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w'’&+.-]*[\w+](?:\s+[A
 _PLACE_AFTER = re.compile(r"\b(?i:in|near|around|across|throughout|while in|when (?:i|we) (?:was|were) in|visiting|"
                           r"trip to|tickets? to|train to|flights? to|holiday in|weekend in)\s+"
                           r"([A-Za-z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)*)")
+PURCHASES = _rx(r"\b(purchases?|bought|buys?|card payments?)\b")
 _EDGE_WORDS = frozenset("""the a an in on at to of for my our and or did we i how much spend spent pay paid have has
 what which who is are was were it this that from with by much many""".split())
 _LIMIT = _rx(r"\btop (\d+|three|five|ten|two|four)\b|\b(\d+|three|five|ten|two|four) (largest|biggest|most "
@@ -191,9 +192,12 @@ class RuleParser:
         exclude, q_rest = _exclusions(q)
         accounts, group_accounts, q_rest = self._accounts(q_rest, vocab)
         filters, spans = self._filters(q_rest, vocab)
+        excluded = self._excluded_names(exclude, vocab)
+        if PURCHASES.search(q) and "cash" not in filters.kinds and "cash" not in excluded:
+            excluded.append("cash")  # a purchase is paid for: cash from a machine is not one
         filters = PlanFilters(categories=filters.categories, merchants=filters.merchants, kinds=filters.kinds,
-                              text=filters.text, places=filters.places,
-                              exclude=tuple(self._excluded_names(exclude, vocab)), accounts=tuple(accounts),
+                              text=tuple(t for t in filters.text if not any(_same_name(t, m) for m in filters.merchants)),
+                              places=filters.places, exclude=tuple(excluded), accounts=tuple(accounts),
                               currency=_currency(q, vocab), fees=bool(WITH_FEES.search(q)))
         masked = _mask(q_rest, spans)
         flow = self._flow(q, masked, filters, assumptions)
@@ -528,6 +532,11 @@ def _mask(q: str, spans: list[str]) -> str:
     for span in sorted((s for s in spans if s), key=len, reverse=True):
         out = re.sub(r"(?<![\w])" + re.escape(span) + r"(?![\w])", " it ", out, flags=re.IGNORECASE)
     return " ".join(out.split())
+
+
+def _same_name(a: str, b: str) -> bool:
+    """One name written two ways ("non-sterling transaction fees", "Non-Sterling Transaction Fee")."""
+    return fold(a).rstrip("s") == fold(b).rstrip("s")
 
 
 def _kind_phrase(text: str) -> bool:
