@@ -302,9 +302,16 @@ class Engine(EngineAdmin):
         question from the asker's transactions, anything else from the documents."""
         from .answer import Router
         from .records.route import RecordsRoute
+        from .records.service import OwnTextRoute
 
-        return Router([RecordsRoute(self.transactions), self.answerer], self.answerer.generator,
+        # The documents route searches an owner's transactions' text when they have nothing else.
+        documents = OwnTextRoute(self.answerer, self.answer_scope)
+        return Router([RecordsRoute(self.transactions), documents], self.answerer.generator,
                       on_answer=self._answered)
+
+    def answer_scope(self, scope: Scope) -> Scope:
+        """Where a question in ``scope`` is searched (``Transactions.answer_scope``)."""
+        return self.transactions.answer_scope(scope, [c.name for c in self.store.list_collections(scope.tenant)])
 
     @cached_property
     def conversations(self) -> Conversations:

@@ -338,6 +338,7 @@ class RecordsSettings(BaseModel):
     to (private to each owner), and the bank connector."""
 
     collection: str = "transactions"
+    currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")  # a statement's, when nothing in it tells
     # Who plans a money question (docs/transactions.md): "auto" — the request's LLM when it can
     # call tools (the offline rules are its fallback), else the rules; "rules" — always the rules.
     planner: Literal["auto", "rules"] = "auto"

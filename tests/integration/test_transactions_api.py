@@ -69,10 +69,17 @@ def test_json_records_owner_bound_keys_and_ask(live) -> None:
     with server.client(live["bob_key"]) as bob:
         wrong = bob.post("/v1/transactions", json={**body, "owner": "ann"})
         assert wrong.status_code == 403  # a key bound to bob cannot write as ann
-        broken = bob.post("/v1/transactions", json={"transactions": [{**body["transactions"][0], "amount": "1.2.3"}]})
-        assert broken.status_code == 422 and "transactions[0]: amount" in broken.json()["error"]["message"]
+        # A batch is taken row by row: bad rows are listed, the good ones stored (as a file's are).
+        batch = {"transactions": [{**body["transactions"][0], "amount": "1.2.3"}, body["transactions"][0],
+                                  {"transaction_id": "b9", "account_id": "cur", "timestamp": "2024-05-04"},
+                                  {**body["transactions"][1], "colour": "red"}]}
+        partial = bob.post("/v1/transactions", json=batch)
+        assert partial.status_code == 200, partial.text
+        failed = partial.json()["failed"]
+        assert [f["item"] for f in failed] == [0, 2, 3] and partial.json()["added"] == 1
+        assert "amount" in failed[0]["error"] and "amount" in failed[1]["error"] and "colour" in failed[2]["error"]
         stored = bob.post("/v1/transactions", json=body)
-        assert stored.status_code == 200 and stored.json()["added"] == 2
+        assert stored.status_code == 200 and (stored.json()["added"], stored.json()["unchanged"]) == (1, 1)
         assert bob.get("/v1/transactions", params={"owner": "ann"}).status_code == 403
         mine = bob.get("/v1/transactions").json()["transactions"]
         assert [(t["transaction_id"], t["amount"]) for t in mine] == [("b2", "-0.10"), ("b1", "-12.40")]
@@ -81,6 +88,15 @@ def test_json_records_owner_bound_keys_and_ask(live) -> None:
         assert answer["route"]["name"] == "records" and answer["records"]["table"]["rows"] == [["EUR", "12.50", 2,
                                                                                                   "0.00"]]
         assert "12.50 EUR on Groceries in May 2024" in answer["answer"] and answer["citations"][0]["n"] == 1
+        fix = bob.post("/v1/transactions/categorize", json={"target": "lidl", "category": "eating_out"})
+        assert fix.status_code == 200, fix.text
+        assert (fix.json()["kind"], fix.json()["category"], fix.json()["updated"]) == ("merchant", "Eating out", 2)
+        assert {(t["transaction_category"], t["category_source"])
+                for t in bob.get("/v1/transactions").json()["transactions"]} == {("Eating out", "user")}
+        assert bob.post("/v1/transactions/categorize", json={"owner": "ann", "target": "x",
+                                                             "category": "y"}).status_code == 403
+        assert bob.get("/v1/transactions/balances").json() == {"balances": []}
+        assert bob.post("/v1/transactions/reindex").json()["text"]["state"] == "ok"
     with server.client(live["key"]) as client:
         ann = client.post("/v1/ask", json={"collection": "transactions", "owner": "ann",
                                            "question": "Where am I spending the most money?"}).json()

@@ -180,7 +180,8 @@ def test_ofx_statements(name: str) -> None:
         ("A1", Decimal("-42.17"), "USD", "123456789"), ("A2", Decimal("1500.00"), "USD", "123456789"),
         ("A4", Decimal("-9.99"), "USD", "123456789")]
     first = result.transactions[0]
-    assert (first.description, first.merchant_name, first.extra) == ("WHOLE FOODS groceries", "WHOLE FOODS",
+    # NAME is the raw payee text: the merchant is normalised from it when stored (records/merchants.py).
+    assert (first.description, first.merchant_name, first.extra) == ("WHOLE FOODS groceries", None,
                                                                      {"trntype": "DEBIT"})
     assert [e.line for e in result.errors] == [20] and "notadate" in result.errors[0].error
     assert first.summary().startswith("Transaction: WHOLE FOODS groceries | Amount: -42.17 USD")
@@ -190,3 +191,30 @@ def test_format_detection() -> None:
     assert format_for("a.QFX", b"") == "ofx" and format_for("a.jsonl", b"") == "json"
     assert format_for("download", b"OFXHEADER:100") == "ofx" and format_for("download", b" [") == "json"
     assert format_for("download", b"Date,Amount") == "csv" and format_for("a.csv", b"", "QFX") == "ofx"
+
+
+def test_real_exports_without_categories_or_a_currency_column() -> None:
+    """As banks give them: Barclays (sort code in the account column, a payment type
+    in Subcategory), Nationwide (preamble, Windows-1252 £, paid out / paid in), a plain
+    Date,Description,Amount,Balance with £ amounts, Monzo's full header."""
+    from tests.paths import EXPORTS
+
+    def read(name: str, **options: object):
+        return import_transactions((EXPORTS / name).read_bytes(), name, ImportOptions(**options))  # type: ignore[arg-type]
+
+    barclays = read("barclays.csv")
+    assert {(t.currency, t.account_id, t.transaction_category) for t in barclays.transactions} == {
+        ("GBP", "20-32-06 13152170", None)}  # Subcategory is no spending category…
+    assert barclays.transactions[0].extra["Subcategory"] == "PAYMENT"  # …it is kept as the payment type
+    nationwide = read("nationwide_debit_credit.csv")
+    assert [t.amount for t in nationwide.transactions] == [Decimal("-38.20"), Decimal("-24.99"), Decimal("2410.55"),
+                                                           Decimal("-2700.00"), Decimal("-14.61")]
+    assert nationwide.transactions[0].currency == "GBP" and nationwide.errors == []
+    generic = read("generic_no_categories.csv")
+    assert generic.transactions[7].amount == Decimal("2410.55") and generic.transactions[0].currency == "GBP"
+    monzo = read("monzo.csv")
+    assert len(monzo.transactions) == 9 and monzo.errors == [] and monzo.transactions[4].extra["Local currency"] == "EUR"
+    with pytest.raises(LoaderError, match="RAGLINE_RECORDS__CURRENCY"):
+        _rows("Date,Description,Amount\n2026-09-01,SHOP,-1.00\n")
+    assert _rows("Date,Description,Amount\n2026-09-01,SHOP,-1.00\n",
+                 default_currency="EUR").transactions[0].currency == "EUR"

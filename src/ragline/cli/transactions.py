@@ -1,5 +1,6 @@
-"""``ragline import transactions`` and ``ragline connect truelayer``: bank
-transactions as records of one owner (``docs/transactions.md``)."""
+"""``ragline import transactions``, ``ragline connect truelayer`` and ``ragline
+transactions categorize|reindex|balances``: bank transactions as records of one
+owner (``docs/transactions.md``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ import_app = typer.Typer(help="Import records (bank transactions).", no_args_is_
 connect_app = typer.Typer(help="Import transactions from a bank API.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
 app.add_typer(connect_app, name="connect")
+transactions_app = typer.Typer(help="Correct, rebuild and read an owner's transactions.", no_args_is_help=True)
+app.add_typer(transactions_app, name="transactions")
 
 RequiredOwner = Annotated[str, typer.Option("--owner", "-u", help="The user the transactions belong to.")]
 
@@ -41,18 +44,27 @@ def _options(currency: str | None, account: str | None, columns: str | None, dec
 
 
 def report(data: dict[str, Any], as_json: bool) -> None:
-    """An import's report: JSON or one line on stdout, refused rows on stderr, exit 1 if any."""
+    """An import's report: JSON or one line on stdout, refused rows and months whose text
+    could not be written on stderr; exit 1 if any."""
+    text = data["text"]
     if as_json:
         _print_json(data)
     else:
         docs = data["documents"]
+        rebuilt = f", rebuilt {len(text['rebuilt'])} months' text" if text["rebuilt"] else ""
         out.print(f"read {data['read']}: added {data['added']}, updated {data['updated']}, unchanged "
                   f"{data['unchanged']}, failed {len(data['failed'])}; months {len(data['months'])}, text "
-                  f"chunks embedded {docs.get('embedded', 0)}")
+                  f"chunks embedded {docs.get('embedded', 0)}{rebuilt}")
+        for balance in data.get("balances", []):
+            out.print(f"balance {balance['account']}: {balance['amount']} {balance['currency']} "
+                      f"as of {balance['as_of']}")
     for failure in data["failed"]:
         where = f"line {failure['line']}" if "line" in failure else failure.get("account", "")
         err.print(f"[yellow]skipped:[/yellow] {data['source']} {where}: {failure['error']}", highlight=False)
-    if data["failed"]:
+    for failure in text["failed"]:
+        err.print(f"[red]text not written:[/red] {failure['month']}: {failure['error']} (the transactions are "
+                  "stored; the next import or `ragline transactions reindex` rebuilds it)", highlight=False)
+    if data["failed"] or text["failed"]:
         raise typer.Exit(1)
 
 
@@ -113,3 +125,50 @@ def connect_truelayer(
         result = engine.transactions.connect_truelayer(where, code=code, redirect_uri=redirect_uri,
                                                        refresh_token=refresh_token)
     report(result.to_dict(), as_json)
+
+
+@transactions_app.command("categorize")
+def categorize(
+    target: Annotated[str, typer.Argument(help="A transaction id, or a merchant (e.g. 'Boots').")],
+    category: Annotated[str, typer.Argument(help="The category (e.g. personal_care, 'Eating out', or your own).")],
+    owner: RequiredOwner,
+    tenant: Tenant = "default",
+    as_json: AsJson = False,
+) -> None:
+    """Correct a category: one transaction (and what it teaches about its merchant), or
+    every transaction of a merchant; it sticks across re-imports."""
+    where = _scope(tenant, None, owner)
+    with _engine() as engine:
+        result = engine.transactions.categorize(where, target, category)
+    if as_json:
+        _print_json(result)
+    else:
+        names = ", ".join(result["merchants"]) or target
+        out.print(f"{result['kind']} {names}: {result['category']} ({result['updated']} transactions updated)")
+    if result["text"]["failed"]:
+        raise typer.Exit(1)
+
+
+@transactions_app.command("reindex")
+def reindex(owner: RequiredOwner, tenant: Tenant = "default", as_json: AsJson = False) -> None:
+    """Rebuild the searchable text of every month of the owner's transactions (after an
+    import whose text side failed); exit 1 if a month still cannot be written."""
+    where = _scope(tenant, None, owner)
+    with _engine() as engine:
+        result = engine.transactions.reindex(where)
+    report(result.to_dict(), as_json)
+
+
+@transactions_app.command("balances")
+def balances(owner: RequiredOwner, tenant: Tenant = "default", as_json: AsJson = False) -> None:
+    """The latest balance of each of the owner's accounts, as the bank stated it."""
+    where = _scope(tenant, None, owner)
+    with _engine() as engine:
+        found = [b.to_dict() for b in engine.transactions.balances(where)]
+    if as_json:
+        _print_json({"balances": found})
+        return
+    for b in found:
+        out.print(f"{b['account']}\t{b['amount']} {b['currency']}\tas of {b['as_of']}\t({b['source']})")
+    if not found:
+        err.print("no balances: import an OFX file, a CSV with a balance column, or connect a bank")

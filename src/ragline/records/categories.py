@@ -53,7 +53,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((category, re.compile(pat
     ("savings", r"\b(savings?|save the change|isa|moneybox|round ?ups?|premium bonds|ns i|vault|pot)\b"),
     ("transfers", r"\b(transfer|tfr|trf|own account|to a c|from a c|internal|between accounts|revolut|wise|"
                   r"monzo|starling|top up|topup)\b"),
-    ("income", r"\b(salary|salaries|wages|payroll|pay ?slip|pension|dividend|benefit|hmrc refund|tax refund|"
+    ("income", r"\b(salary|salaries|sal|wages|payroll|pay ?slip|pension|dividend|benefit|hmrc refund|tax refund|"
                r"interest paid|gross interest|bonus|child benefit|universal credit)\b"),
     ("finances", r"\b(credit card|card repayment|loan|overdraft|interest charge|account fee|monthly fee|"
                  r"klarna|clearpay|paypal credit|amex|american express|barclaycard|hmrc|tax payment|"
@@ -65,7 +65,7 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((category, re.compile(pat
     ("gifts", r"\b(gifts?|florists?|flowers|presents?|greeting cards?)\b"),
     ("holidays", r"\b(hotels?|hostel|airlines?|airways|air|airport|flights?|resort|holidays?|travel agent|"
                  r"car hire|duty free|villa|cottages?|campsite|ski)\b"),
-    ("transport", r"\b(parking|car park|fuel|petrol|diesel|service station|railways?|rail|trains?|bus(es)?|"
+    ("transport", r"\b(parking|car park|fuel|petrol|pfs|diesel|service station|railways?|rail|trains?|bus(es)?|"
                   r"coach|taxis?|cabs?|tram|metro|underground|ev charg\w*|toll|dvla|tyres?|garage|mot)\b"),
     ("eating_out", r"\b(restaurants?|cafe|caffe|coffee|espresso|bar|pub|inn|tavern|brewery|pizza|pizzeria|"
                    r"burgers?|grill|kitchen|bistro|brasserie|diner|takeaway|sushi|kebab|noodles?|ramen|"
@@ -196,7 +196,7 @@ def _by_rules(tx: Transaction) -> Inferred | None:
     salary or a move of one's own money."""
     text = fold(" ".join(filter(None, (tx.merchant_name, tx.description))))
     known = known_merchant(tx.merchant_name or "") or known_merchant(tx.description)
-    if known is not None and (tx.amount < 0 or _refund(tx)):
+    if known is not None and (tx.amount <= 0 or _refund(tx)):
         return Inferred(known[1], "merchant")
     for category, pattern in RULES:
         if pattern.search(text):

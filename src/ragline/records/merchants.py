@@ -59,7 +59,12 @@ MERCHANT_ALIASES: dict[str, tuple[str, ...]] = {
 
 # Canonical name, what starts its folded description (after the prefixes), Monzo category.
 KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
-    ("Tesco", ("tesco",), "groceries"), ("Sainsbury's", ("sainsburys", "sainsbury", "js sainsbury", "sainsburys s mkts"), "groceries"),
+    ("Tesco Petrol", ("tesco pfs", "tesco petrol"), "transport"), ("Tesco Mobile", ("tesco mobile",), "bills"),
+    ("Tesco", ("tesco",), "groceries"), ("Esselunga", ("esselunga",), "groceries"), ("Conad", ("conad",),
+                                                                                     "groceries"),
+    ("Sainsbury's Petrol", ("sainsburys petrol", "sainsburys pfs"), "transport"),
+    ("Asda Petrol", ("asda petrol", "asda pfs"), "transport"), ("Monoprix", ("monoprix",), "groceries"),
+    ("Netto", ("netto",), "groceries"), ("Penny", ("penny markt",), "groceries"), ("Sainsbury's", ("sainsburys", "sainsbury", "js sainsbury", "sainsburys s mkts"), "groceries"),
     ("Asda", ("asda",), "groceries"), ("Morrisons", ("morrisons", "wm morrison"), "groceries"),
     ("Aldi", ("aldi",), "groceries"), ("Lidl", ("lidl",), "groceries"), ("Waitrose", ("waitrose",), "groceries"),
     ("Co-op", ("co op", "coop", "co operative", "the co operative"), "groceries"),
@@ -83,7 +88,7 @@ KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Pizza Express", ("pizza express", "pizzaexpress"), "eating_out"), ("Domino's", ("dominos", "domino s"),
                                                                            "eating_out"),
     ("Five Guys", ("five guys",), "eating_out"), ("Leon", ("leon restaurants",), "eating_out"),
-    ("Itsu", ("itsu",), "eating_out"), ("Wetherspoons", ("wetherspoon", "jd wetherspoon"), "eating_out"),
+    ("Itsu", ("itsu",), "eating_out"), ("Wetherspoons", ("wetherspoon", "jd wetherspoon", "j d wetherspoon"), "eating_out"),
     ("Subway", ("subway",), "eating_out"), ("Deliveroo", ("deliveroo",), "eating_out"),
     ("Uber Eats", ("uber eats", "ubereats", "uber *eats"), "eating_out"), ("Just Eat", ("just eat", "justeat"),
                                                                             "eating_out"),
@@ -91,7 +96,9 @@ KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Uber", ("uber",), "transport"), ("Bolt", ("bolt eu", "bolt ride", "bolt"), "transport"),
     ("Transport for London", ("tfl", "transport for london"), "transport"),
     ("Trainline", ("trainline",), "transport"), ("LNER", ("lner",), "transport"),
-    ("Avanti West Coast", ("avanti",), "transport"), ("Northern", ("northern rail", "northern trains"),
+    ("Avanti West Coast", ("avanti",), "transport"), ("GWR", ("gwr", "great western railway"), "transport"),
+    ("CrossCountry", ("crosscountry", "cross country trains"), "transport"), ("ScotRail", ("scotrail",), "transport"),
+    ("Trenitalia", ("trenitalia",), "transport"), ("Renfe", ("renfe",), "transport"), ("Northern", ("northern rail", "northern trains"),
                                                       "transport"),
     ("Deutsche Bahn", ("db vertrieb", "deutsche bahn", "db bahn"), "transport"), ("SNCF", ("sncf",), "transport"),
     ("Shell", ("shell",), "transport"), ("BP", ("bp ",), "transport"), ("Esso", ("esso",), "transport"),
@@ -104,7 +111,7 @@ KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Lufthansa", ("lufthansa",), "holidays"), ("Airbnb", ("airbnb",), "holidays"),
     ("Booking.com", ("booking com", "booking",), "holidays"), ("Expedia", ("expedia",), "holidays"),
     ("Premier Inn", ("premier inn",), "holidays"), ("Travelodge", ("travelodge",), "holidays"),
-    ("Hotels.com", ("hotels com",), "holidays"), ("Eurostar", ("eurostar",), "holidays"),
+    ("Hotels.com", ("hotels com",), "holidays"), ("Eurostar", ("eurostar",), "transport"),
     ("TUI", ("tui",), "holidays"), ("Hilton", ("hilton",), "holidays"), ("Marriott", ("marriott",), "holidays"),
     ("Netflix", ("netflix",), "entertainment"), ("Spotify", ("spotify",), "entertainment"),
     ("Disney+", ("disney plus", "disneyplus", "disney"), "entertainment"), ("Odeon", ("odeon",), "entertainment"),
@@ -115,7 +122,7 @@ KNOWN: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Xbox", ("xbox", "microsoft*xbox"), "entertainment"), ("Nintendo", ("nintendo",), "entertainment"),
     ("Audible", ("audible",), "entertainment"), ("Now TV", ("now tv", "nowtv"), "entertainment"),
     ("YouTube", ("youtube", "google youtube"), "entertainment"), ("Apple", ("apple com", "apple.com", "itunes"),
-                                                                  "entertainment"),
+                                                                  "bills"),
     ("Amazon Prime", ("amazon prime", "amzn prime", "prime video"), "entertainment"),
     ("Amazon", ("amazon", "amzn"), "shopping"), ("eBay", ("ebay",), "shopping"), ("Argos", ("argos",), "shopping"),
     ("John Lewis", ("john lewis",), "shopping"), ("Primark", ("primark",), "shopping"), ("Next", ("next retail",
@@ -155,7 +162,10 @@ _PREFIXES = re.compile(
     r"^(?:(?:card payment|card purchase|contactless payment|contactless|debit card payment|visa debit|"
     r"direct debit payment|direct debit|dd|d/d|standing order|s/o|so|bill payment|faster payment|"
     r"fps|bacs|pos|vis|bcc|deb|dbt|cpt|purchase|payment|pmt|apple pay|google pay|gpay|sumup|sq|zettle|iz|"
-    r"paypal|pp|crv|clp|bgc|ft|tfr|transfer|online payment|mobile payment|recurring)\b[ *:/-]*)+"
+    r"paypal|pp|crv|clp|bgc|ft|tfr|transfer|online payment|mobile payment|recurring|"
+    r"kartenzahlung|lastschrift|sepa lastschrift|sepa|ueberweisung|überweisung|girocard|ec|"
+    r"compra tarj\.?|compra|tarj\.?|pago|cb|achat cb|prlv sepa|prlv|carte|paiement|addebito|pagamento|"
+    r"betaalautomaat|bea|pin)\b[ *:/.-]*)+"
     r"(?:(?:to|at|from|ref|for)\b\s*)?", re.IGNORECASE)
 _SUFFIXES = (
     re.compile(r"\s+on\s+\d{1,2}\s*[a-z]{3}(?:\s+\d{2,4})?.*$", re.IGNORECASE),  # "ON 03 SEP"
@@ -175,6 +185,13 @@ _PLACE_WORDS = frozenset({
     "milton keynes", "croydon", "camden", "islington", "hackney", "muenchen", "munchen", "munich", "berlin",
     "hamburg", "frankfurt", "koeln", "koln", "paris", "madrid", "barcelona", "amsterdam", "dublin", "rome",
     "roma", "milano", "lisboa", "wien", "praha", "gbr", "gb"})
+_TRAILING_WORDS = frozenset({
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "january",
+    "february", "march", "april", "june", "july", "august", "september", "october", "november", "december",
+    "bcc", "bgc", "ddr", "bbp", "fpo", "fpi", "dd", "so", "tfr", "chq", "cpt", "pos", "deb", "ft", "fp", "bp",
+    "salary", "wages", "pay", "rent", "payment", "pmt", "ref", "pending", "refund"})
+"""Words a description ends with that are not the merchant's: months, Barclays' and
+Lloyds' payment codes, what the payment was for."""
 _DIGITS = re.compile(r"\b[0-9][0-9a-z]*\b|\b[a-z]*\d{3,}[a-z0-9]*\b|#\S*")
 
 
@@ -204,7 +221,9 @@ def known_merchant(description: str) -> tuple[str, str] | None:
         words.pop(0)
     folded = f" {' '.join(words)} "
     for start, name, category in _known_by_start():
-        if folded.startswith(f" {start} "):
+        # A brand run into a domain or product ("STEAMGAMES.COM") counts for a one-word start of 5+ letters.
+        if folded.startswith(f" {start} ") or (len(start) >= 5 and " " not in start and words
+                                               and words[0].startswith(start)):
             return name, category
     return None
 
@@ -231,7 +250,8 @@ def normalise_merchant(description: str) -> str:
         return known[0]
     core = _strip(description)
     words = [w for w in _DIGITS.sub(" ", core.casefold()).replace("*", " ").split()]
-    while len(words) > 1 and (fold(words[-1]) in _PLACE_WORDS or words[-1] in _NOISE_WORDS):
+    while len(words) > 1 and (fold(words[-1]) in _PLACE_WORDS or words[-1] in _NOISE_WORDS
+                              or words[-1] in _TRAILING_WORDS):
         words.pop()
     kept = [w for w in words if w not in _NOISE_WORDS or len(words) == 1]
     name = " ".join(kept[:4]).strip(" .,-/&")

@@ -12,25 +12,33 @@ from __future__ import annotations
 import builtins
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from dataclasses import replace as dataclass_replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError, RaglineError
 from ..models import Document, Scope, document_id
-from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport
+from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport, flow_of, key
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
-from .categories import Categorizer, categorise
+from .categories import Categorizer, categorise, user_label
+from .merchants import merchant_matches
 from .importers import ImportOptions, ImportResult, import_transactions
 
 if TYPE_CHECKING:
+    from ..answer import Generator
+    from ..answer.route import Asked, Decision, Route
+    from ..answer.types import AnswerEvents
     from ..embed import Embedder
     from ..settings import Settings
     from ..store.base import Records
 
 
 log = logging.getLogger(__name__)
+
+DEFAULT_COLLECTION = "default"
+"""The collection a question names when its asker names none (the CLI's and the API's default)."""
 
 
 class Written(Protocol):
@@ -128,6 +136,7 @@ class Transactions:
     def import_bytes(self, data: bytes, source: str, scope: Scope, *, format: str | None = None,
                      options: ImportOptions | None = None) -> ImportReport:
         self._text_scope(scope)  # an owner first, before any parsing
+        options = replace(options or ImportOptions(), default_currency=self.settings.records.currency)
         result: ImportResult = import_transactions(data, source, options, format)
         report = self.put(result.transactions, scope, source=source, format=result.format, balances=result.balances)
         report.failed = [e.to_dict() for e in result.errors]
@@ -199,6 +208,41 @@ class Transactions:
         self.refresh(self._text_scope(scope), written.months)
         return written.deleted
 
+    def categorize(self, scope: Scope, target: str, category: str) -> dict[str, Any]:
+        """The user's correction: ``target`` is one of the owner's transaction ids (that
+        transaction, and what it teaches about its merchant's future transactions) or a
+        merchant (every transaction of it, now and in later imports). It sticks across
+        re-imports; the months it changes get their text rebuilt."""
+        text_scope = self._text_scope(scope)
+        label = user_label(category)
+        target = " ".join(str(target).split())
+        if not target:
+            raise ConfigError("name a transaction id or a merchant to categorise")
+        rows = self.records.find_transactions(scope, TransactionQuery())
+        by_id = [t for t in rows if t.transaction_id == target]
+        if by_id:
+            kind, rules = "transaction", {("transaction", target): label}
+            merchant = key(by_id[0].merchant_name)
+            if merchant:
+                rules[("learned", merchant)] = label
+            changed = by_id
+        else:
+            merchants = {key(t.merchant_name) for t in rows if t.merchant_name and (
+                key(t.merchant_name) == key(target) or merchant_matches(target, t.merchant_name, None))}
+            if not merchants:
+                merchants = {key(target) or target}
+            kind, rules = "merchant", {("merchant", m): label for m in merchants if m}
+            changed = [t for t in rows if key(t.merchant_name) in merchants]
+        self.records.put_category_rules(scope, rules)
+        updated = [replace(t, transaction_category=label, category_source="user",
+                           flow="" if t.flow == flow_of(t.amount, t.transaction_category) else t.flow)
+                   for t in changed]
+        written = self.records.put_transactions(scope, updated)
+        _, text = self.refresh(text_scope, written.months)
+        names = sorted({t.merchant_name for t in changed if t.merchant_name})
+        return {"target": target, "kind": kind, "category": label, "merchants": names,
+                "updated": written.updated, "months": sorted(written.months), "text": text.to_dict()}
+
     def reindex(self, scope: Scope) -> ImportReport:
         """Rebuild the searchable text of every month of the owner's transactions (what
         ``ragline transactions reindex`` runs after a failed import's text side)."""
@@ -244,6 +288,22 @@ class Transactions:
             records.put_text_states(scope, {m: state.failed.get(m) for m in wanted})
         return summary, state
 
+    # -- the owner's text for questions that are not about money ----------------------------
+    def answer_scope(self, scope: Scope, collections: Iterable[str]) -> Scope:
+        """The scope a question is searched in: as asked, except that when it names only
+        the default collection (``DEFAULT_COLLECTION``, what a question without one
+        gets), that collection does not exist, and the owner has transactions, their
+        transactions' text (monthly statements and summaries) is searched instead — a
+        user with only transactions never gets "collection 'default' not found"."""
+        existing = set(collections)
+        own = self.settings.records.collection
+        if (scope.owner is None or scope.collections != (DEFAULT_COLLECTION,) or DEFAULT_COLLECTION in existing
+                or own not in existing):
+            return scope
+        if not self.records.find_transactions(scope, TransactionQuery(limit=1)):
+            return scope
+        return Scope(scope.tenant, (own,), scope.owner)
+
     # -- read -----------------------------------------------------------------------------
     def list(self, scope: Scope, query: TransactionQuery | None = None) -> list[Transaction]:
         self._text_scope(scope)
@@ -262,3 +322,24 @@ class Transactions:
 
     def _today(self) -> date:
         return self.today or date.today()
+
+
+class OwnTextRoute:
+    """A route (``answer.route.Route``) that asks ``inner`` (the documents route) in the
+    scope ``Transactions.answer_scope`` gives: the owner's transactions' text when they
+    have nothing else to search."""
+
+    def __init__(self, inner: Route, scope_for: Callable[[Scope], Scope]) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.scope_for = scope_for
+
+    def _asked(self, asked: Asked) -> Asked:
+        scope = self.scope_for(asked.scope)
+        return asked if scope == asked.scope else dataclass_replace(asked, scope=scope)
+
+    def decide(self, asked: Asked) -> Decision:
+        return self.inner.decide(self._asked(asked))
+
+    def answer(self, asked: Asked, decision: Decision, generator: Generator) -> AnswerEvents:
+        return self.inner.answer(self._asked(asked), decision, generator)

@@ -18,13 +18,16 @@ class ImportOptions:
     """How to read a file where it does not say: the account and currency to use when
     it has no such column, CSV column names for fields (``{"timestamp": "Booking
     date"}``), the decimal separator (``","`` or ``"."``; None: detected), and day
-    order in numeric dates (``"dmy"``, ``"mdy"``, ``"ymd"``; None: detected)."""
+    order in numeric dates (``"dmy"``, ``"mdy"``, ``"ymd"``; None: detected).
+    ``default_currency`` (``records.currency``) is used last, when the file's own cells
+    do not tell the currency either."""
 
     account_id: str | None = None
     currency: str | None = None
     columns: dict[str, str] = field(default_factory=dict)
     decimal: str | None = None
     date_order: str | None = None
+    default_currency: str | None = None
 
 
 @dataclass(frozen=True)

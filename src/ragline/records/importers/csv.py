@@ -18,7 +18,7 @@ from typing import Any
 from ...errors import ConfigError, LoaderError
 from ...models.records import Balance, Transaction
 from .common import IdMaker, ImportOptions, ImportResult, RowError, decode
-from .formats import detect_date_order, detect_decimal, parse_date, parse_number
+from .formats import detect_currency, detect_date_order, detect_decimal, parse_date, parse_number
 
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "transaction_id": ("transaction id", "transaction_id", "transactionid", "id", "fitid", "transaction reference"),
@@ -36,10 +36,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "credit": ("credit", "credit amount", "money in", "paid in", "deposit", "deposits", "in", "haben"),
     "currency": ("currency", "ccy", "currency code", "währung", "waehrung", "divisa", "devise"),
     "transaction_category": ("transaction_category", "category", "transaction category", "spending category",
-                             "subcategory", "kategorie"),
+                             "kategorie"),
     "account_id": ("account_id", "account", "account id", "account number", "accountid", "iban", "konto"),
 }
-"""Field → header names it is read from, best first (compared after ``normalise``)."""
+"""Field → header names it is read from, best first (compared after ``normalise``).
+Barclays' ``Subcategory`` is a payment type (``PAYMENT``, ``DIRECTDEBIT``), not a
+spending category: it stays in ``extra``, and the category is inferred."""
 
 BALANCE_HEADERS = ("balance", "running balance", "account balance", "balance after", "saldo", "kontostand",
                    "solde")
@@ -114,9 +116,11 @@ def _rows(source: str, header: list[str], mapping: dict[str, int], body: list[tu
     amounts = [cell(r, f) for _, r in body for f in ("amount", "debit", "credit")]
     decimal = options.decimal or detect_decimal(amounts)
     hinted = next((m[1].upper() for h in header for m in [_HINT.search(h)] if m), None)
-    default_currency = options.currency or hinted
+    default_currency = (options.currency or hinted or detect_currency(amounts)
+                        or detect_currency(cell(r, "account_id") for _, r in body[:50]) or options.default_currency)
     if "currency" not in mapping and not default_currency:
-        raise LoaderError(source, "no currency column and no currency given (--currency GBP)")
+        raise LoaderError(source, "no currency column, no currency sign in the amounts and no currency given "
+                                  "(--currency GBP, or RAGLINE_RECORDS__CURRENCY for every import)")
     # Numeric dates that never tell their order: US files are month first, the rest day first.
     currencies = {(cell(r, "currency") or default_currency or "").upper() for _, r in body[:50]}
     order = options.date_order or detect_date_order((cell(r, "timestamp") for _, r in body),

@@ -59,6 +59,34 @@ def parse_number(value: str, decimal: str) -> Decimal:
     return parse_amount(text) * sign
 
 
+_SIGNS = {"£": "GBP", "€": "EUR", "$": "USD", "¥": "JPY", "₹": "INR", "zł": "PLN", "kr": "SEK", "CHF": "CHF"}
+_SORT_CODE = re.compile(r"^\s*\d{2}-\d{2}-\d{2}\b")  # a UK sort code: "20-32-06 13152170"
+_IBAN = re.compile(r"^\s*([A-Z]{2})\d{2}[A-Z0-9 ]{10,}$")
+_IBAN_CURRENCY = {"GB": "GBP", "IE": "EUR", "DE": "EUR", "FR": "EUR", "ES": "EUR", "IT": "EUR", "NL": "EUR",
+                  "BE": "EUR", "AT": "EUR", "PT": "EUR", "FI": "EUR", "LU": "EUR", "GR": "EUR", "CH": "CHF",
+                  "SE": "SEK", "DK": "DKK", "NO": "NOK", "PL": "PLN", "CZ": "CZK", "HU": "HUF"}
+
+
+def detect_currency(values: Iterable[str]) -> str | None:
+    """The currency a file's cells tell when it has no currency column: a sign in its
+    amounts (``£1,234.56``, ``-€3,20``), else its account numbers (a UK sort code, an
+    IBAN's country); None when nothing tells, or two currencies do."""
+    found: set[str] = set()
+    for value in values:
+        text = value.strip()
+        if not text:
+            continue
+        for sign, code in _SIGNS.items():
+            if sign in text and any(c.isdigit() for c in text):
+                found.add(code)
+        if _SORT_CODE.match(text):
+            found.add("GBP")
+        iban = _IBAN.match(text.replace(" ", ""))
+        if iban and iban[1] in _IBAN_CURRENCY:
+            found.add(_IBAN_CURRENCY[iban[1]])
+    return found.pop() if len(found) == 1 else None
+
+
 def detect_date_order(values: Iterable[str], default: str = "dmy") -> str:
     """``"dmy"``, ``"mdy"`` or ``"ymd"`` for the file's numeric dates: a first part
     over 12 means day first, a second part over 12 means month first, four digits

@@ -61,7 +61,7 @@ def import_ofx(data: bytes, source: str, options: ImportOptions) -> ImportResult
                 result.transactions.append(Transaction(
                     transaction_id=item.fitid, account_id=account, timestamp=item.dtposted,
                     description=" ".join(filter(None, (name, item.memo))), amount=item.trnamt,
-                    currency=own.cursym if own is not None else currency, merchant_name=name,
+                    currency=own.cursym if own is not None else currency,
                     extra={k: v for k, v in (("trntype", item.trntype), ("checknum", item.checknum),
                                              ("refnum", item.refnum)) if v}))
             except ConfigError as exc:

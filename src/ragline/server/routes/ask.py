@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from ..auth import Principal, Tenant
-from ..deps import json_body, note, require_collection, scope_for
+from ..deps import engine, json_body, note, require_collection, scope_for
 from ..errors import error_body, map_exception, responses
 from ..schemas import AskIn, AskOut
 
@@ -64,7 +64,7 @@ def run_ask(request: Request, body: AskIn, who: Principal, *, stream: bool) -> A
     from .conversations import run_turn
 
     scope = scope_for(request, who, body.collection_names(), body.owner)
-    require_collection(request, scope)
+    require_collection(request, engine(request).answer_scope(scope))  # an owner with only transactions: theirs
     return run_turn(request, body.question, scope, conversation_id=body.conversation_id, generator=body.generator,
                     mode=body.mode, filters=body.filters, rag_options=body.rag_options, options=body.options)
 

@@ -13,7 +13,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ...errors import ConfigError
 from ...models import OWNER_PATTERN, Scope
@@ -57,7 +57,28 @@ class TransactionIn(BaseModel):
 class TransactionsIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
-    transactions: list[TransactionIn] = Field(min_length=1, max_length=10_000)
+    transactions: list[dict[str, Any]] = Field(
+        min_length=1, max_length=10_000,
+        description="Transactions, each as `TransactionIn`; checked one by one: a bad one is listed in the "
+                    "report's `failed` as {item, error} and the others are stored")
+
+
+class CategorizeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
+    target: str = Field(min_length=1, max_length=256, description="A transaction id, or a merchant")
+    category: str = Field(min_length=1, max_length=200,
+                          description="A category of Monzo's taxonomy (id or label), or the user's own")
+
+
+class CategorizeOut(BaseModel):
+    target: str
+    kind: Literal["transaction", "merchant"]
+    category: str = Field(description="The category as stored (a taxonomy id becomes its label)")
+    merchants: list[str] = Field(description="The merchants corrected")
+    updated: int
+    months: list[str]
+    text: dict[str, Any]
 
 
 class BalanceOut(BaseModel):
@@ -83,6 +104,8 @@ class ImportOut(BaseModel):
     months: list[str] = Field(description="Months (YYYY-MM) whose transactions changed")
     documents: dict[str, Any] = Field(description="The searchable text refreshed (the ingest summary)")
     balances: list[BalanceOut] = Field(default_factory=list, description="Account balances the source stated")
+    text: dict[str, Any] = Field(default_factory=dict, description=(
+        'The searchable text: {"state": "ok" | "failed", "rebuilt": [months], "failed": [{month, error}]}'))
 
 
 class TransactionOut(BaseModel):
@@ -96,6 +119,8 @@ class TransactionOut(BaseModel):
     merchant_name: str | None
     flow: Flow
     extra: dict[str, Any]
+    category_source: Literal["bank", "inferred", "user"] | None = Field(
+        description="Where the category came from (None: no category)")
 
 
 class TransactionList(BaseModel):
@@ -126,18 +151,40 @@ def _scope(request: Request, who: Principal, owner: str | None) -> Scope:
 
 @router.post("/transactions", response_model=ImportOut, responses=responses(400, 413, 429))
 def put_transactions(body: TransactionsIn, request: Request, who: Tenant) -> dict:
-    """Store transactions given as JSON: new ones added, changed ones updated in place."""
+    """Store transactions given as JSON: new ones added, changed ones updated in place;
+    a malformed one is skipped and listed in ``failed`` ({item, error}), as a file's rows are."""
     scope = _scope(request, who, body.owner)
-    items = []
-    for i, item in enumerate(body.transactions):
+    items, failed = [], []
+    for i, raw in enumerate(body.transactions):
         try:
+            item = TransactionIn.model_validate(raw)
             items.append(Transaction(**{**item.model_dump(exclude={"flow"}), "flow": item.flow or ""}))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            failed.append({"item": i, "error": f"{where}: {first.get('msg')}" if where else first.get("msg")})
         except ConfigError as exc:
-            raise ApiError(422, "invalid_request", f"transactions[{i}]: {exc}") from None
+            failed.append({"item": i, "error": str(exc)})
     check_storage_quota(request, who, 0)
     report = engine(request).transactions.put(items, scope, source="api", format="json").to_dict()
-    note(request, transactions=len(items))
+    report["failed"] = failed
+    note(request, transactions=len(items), failed_rows=len(failed))
     return report
+
+
+@router.post("/transactions/categorize", response_model=CategorizeOut)
+def categorize_transactions(body: CategorizeIn, request: Request, who: Tenant) -> dict:
+    """Correct a category: one transaction (by id), or every transaction of a merchant;
+    it sticks across re-imports and teaches the inference of that merchant's later ones."""
+    scope = _scope(request, who, body.owner)
+    return engine(request).transactions.categorize(scope, body.target, body.category)
+
+
+@router.post("/transactions/reindex", response_model=ImportOut)
+def reindex_transactions(request: Request, who: Tenant, owner: Owner = None) -> dict:
+    """Rebuild the searchable text of every month of the owner's transactions."""
+    scope = _scope(request, who, owner)
+    return engine(request).transactions.reindex(scope).to_dict()
 
 
 @router.post("/transactions/import", response_model=ImportOut, responses=responses(400, 413, 429))
