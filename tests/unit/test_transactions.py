@@ -151,7 +151,7 @@ def test_income_versus_spending_last_year(world) -> None:
 
 def test_largest_transactions_and_month_over_month(world) -> None:
     answer = _ask(world, "What were my 3 largest purchases this year?")  # 2025: nothing yet
-    assert _table(answer) == [] and answer["answer"].startswith("No spending this year (2025)")
+    assert _table(answer) == [] and answer["answer"].startswith("No spending apart from cash withdrawals this year (2025)")
     answer = _ask(world, "What were my 3 largest purchases last year?")
     spends = sorted((r for r in world["ann"] if r.flow == "spend" and r.day.year == 2024),
                     key=lambda r: (r.currency, r.amount, -r.day.toordinal()))
