@@ -195,7 +195,7 @@ class PlanExecutor:
                 clauses.append(f"{', '.join(named)}{more}; {money(overall, currency)} in all")
                 self._figure("all", plain(overall, currency))
         text = words.headline(clauses, by=plan.group_by) if clauses else words.nothing()
-        chart = _chart(f"{words.subject_noun()} by {words.group_noun()}", rows) if len(rows) > 1 else None
+        chart = _chart(f"{words.subject_noun().capitalize()} by {words.group_noun()}", rows) if len(rows) > 1 else None
         return ExactAnswer(plan.metric, text, [words.group_noun(), "currency", "total", "transactions", "share"], rows,
                            self.sources, chart)
 
@@ -386,7 +386,7 @@ class PlanExecutor:
             clauses.append(listed)
         text = words.headline(clauses, comparing=True) if clauses else words.nothing()
         return ExactAnswer("compare", text, ["what", "currency", "total", "transactions"], rows, self.sources,
-                           _chart(f"{words.subject_noun()} compared", [[r[0], r[1], r[2]] for r in rows], value=2))
+                           _chart(f"{words.subject_noun().capitalize()} compared", [[r[0], r[1], r[2]] for r in rows], value=2))
 
     def _recurring(self, plan: QueryPlan, words: Wording) -> ExactAnswer:
         period = plan.period(0)
