@@ -196,6 +196,33 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
             "per_kind": {k: dict(v) for k, v in sorted(per_kind.items())}}
 
 
+def markdown(out: dict[str, Any], command: str) -> str:
+    """The figures as a page: per column, per kind, and every answer that was not right."""
+    lines = [f"# Money questions ({out['split']} split)", "",
+             f"`{command}` — {out['questions']} questions written blind (`bench/datasets/money/README.md`), "
+             f"asked through `Engine.ask` with each question's `as_of` as today, in the scope of the accounts it is "
+             f"about. Scoring: `bench/money_questions.py` (module docstring).", "",
+             "| column | questions | right | wrong, no assumption stated | wrong, assumption stated | errors | "
+             "headline figure right | planner fallbacks |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for column, data in out["columns"].items():
+        s = data["summary"]
+        lines.append(f"| {column} | {s['questions']} | {s['right']} ({s['right_rate']:.1%}) | {s['wrong']} "
+                     f"({s['wrong_unstated_rate']:.1%}) | {s['assumed']} | {s['error']} | {s['headline_right']} | "
+                     f"{s['planner_fallbacks']} |")
+    for column, data in out["columns"].items():
+        lines += ["", f"## {column}: per kind", "", "| kind | right | wrong | assumed | error |", "| --- | --- | --- | --- | --- |"]
+        for kind, counts in data["summary"]["per_kind"].items():
+            lines.append(f"| {kind} | {counts.get('right', 0)} | {counts.get('wrong', 0)} | "
+                         f"{counts.get('assumed', 0)} | {counts.get('error', 0)} |")
+        lines += ["", f"## {column}: answers that were not right", ""]
+        for r in data["results"]:
+            if r["outcome"] != "right":
+                answer = " ".join(r["answer"].split())[:400]
+                lines.append(f"- `{r['id']}` ({r['kind']}, {r['outcome']}) {r['question']} — expected "
+                             f"`{json.dumps(r['expected'], ensure_ascii=False)}`; answered: {answer}")
+    return "\n".join(lines) + "\n"
+
+
 def fake_model(body: dict[str, Any]) -> dict[str, Any] | str:
     """The fake's tool call: a plan read from the prompt ragline sent."""
     user = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if m.get("role") == "user")
@@ -235,8 +262,11 @@ def main() -> None:
                 finally:
                     engine.close()
         out["columns"][column] = {"summary": summary(results), "results": results}
+    out["questions"] = len(questions)
     path = args.output or ROOT / "bench" / f"money_questions{'' if args.split == 'test' else '_' + args.split}.json"
     path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    command = "bench/money_questions.py --dataset DIR --split " + args.split
+    path.with_suffix(".md").write_text(markdown(out, command), encoding="utf-8")
     for column, data in out["columns"].items():
         s = data["summary"]
         print(f"{column:8} {s['questions']} questions: right {s['right']} ({s['right_rate']:.1%}), wrong without "
