@@ -374,6 +374,8 @@ class PlanExecutor:
                 shown.append((name, part.total, n))
             listed = "; ".join(f"{name}: {money(total, currency)} [{n}]" for name, total, n in shown)
             if len(shown) >= 2:
+                together = sum((total for _, total, _ in shown), Decimal(0))
+                self._figure("all", plain(together, currency))
                 (a, ta, _), (b, tb, _) = shown[0], shown[1]
                 diff = ta - tb
                 pct = f" ({abs(diff) / tb * 100:.1f}%)" if tb and diff else ""
@@ -382,7 +384,7 @@ class PlanExecutor:
                            f"{money(abs(diff), currency)}{pct} {'more' if diff > 0 else 'less'} in {a} than in {b}"
                            if len(plan.periods) >= 2 else
                            f"{money(abs(diff), currency)}{pct} {'more' if diff > 0 else 'less'} on {a} than on {b}")
-                listed += f" — {verdict}"
+                listed += f" — {verdict}; together {money(together, currency)}"
             clauses.append(listed)
         text = words.headline(clauses, comparing=True) if clauses else words.nothing()
         return ExactAnswer("compare", text, ["what", "currency", "total", "transactions"], rows, self.sources,
@@ -501,8 +503,8 @@ class PlanExecutor:
             for currency, total in totals.items():
                 self._figure("all", plain(total, currency))
             clauses.append("in all " + " and ".join(money(v, c) for c, v in totals.items()))
-        when = "today" if day == self.today else f"at the end of {day:%-d %B %Y}"
-        text = f"Balance {when} ({day:%-d %B %Y}): " + "; ".join(clauses) + "."
+        when = f"today ({day:%-d %B %Y})" if day == self.today else f"at the end of {day:%-d %B %Y}"
+        text = f"Balance {when}: " + "; ".join(clauses) + "."
         if missing:
             text += f" No balance is known for {', '.join(missing)}."
         return ExactAnswer(plan.metric, text, ["account", "currency", "balance", "as of"], rows, self.sources)

@@ -50,7 +50,9 @@ IN = _rx(r"\b(pa(y|id)|put|transferr?\w*|sent|moved?) (money )?in ?to (the|our|m
 INCOME = _rx(r"\b(income|earn\w*|salary|salaries|wages?|pay ?check|pay ?cheque|payslip|got paid|get paid|"
              r"paid by|was i paid|were we paid|received|receive|came in|come in|comes in|money in|incoming|"
              r"dividends?|interest|pay ?day|bonus|pension|benefits?|my pay|our pay|pays (me|us|my)|"
-             r"tax refund|tax rebate|hmrc|child benefit|universal credit|payout|pay(s)? my)\b")
+             r"tax refund|tax rebate|hmrc|child benefit|universal credit|payout|pay(s)? my|sold|selling)\b|"
+             r"\b(how much|what) (did|have|do) (i|we) (make|made)\b(?! (in )?(payments|purchases))|"
+             r"\bmade (from|selling|on)\b")
 REFUNDS = _rx(r"\brefund(s|ed)?\b|\bmoney back\b|\breimburse\w*\b|\bcashback\b|\bcredited back\b")
 TRANSFER_OUT = _rx(r"\btransf\w*\b|\bsent\b|\bmoved?\b|\bpaid (over )?to (my )?(credit card|own)\b")
 TRANSFER_IN = _rx(r"\btransf\w* (in|from)\b|\bfrom (my )?(savings|other account|joint)\b|\bmoved .* from\b|"
@@ -141,7 +143,7 @@ number count balance account accounts current savings saving save saved income e
 refund refunds transfer transfers transferred moved net charged charge charges fee fees cash card bank
 called name named whos wheres whats hows theres start beginning end euros euro pounds pound quid dollars
 sterling gbp eur usd each both separately between apart except excluding counting including go went
-weekend holiday trip summer winter spring autumn partner""".split())
+weekend holiday trip summer winter spring autumn partner into onto upon""".split())
 _NAME_AFTER = re.compile(r"\b(?i:at|to|from|with|pay|paid|paying|gave|give|charge[ds]?|by)\s+"
                          r"((?:[A-Za-z][\w'’&+.-]*)(?:\s+[A-Z][\w'’&+.-]*)*)")
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w'’&+.-]*[\w+](?:\s+[A-Z][\w'’&+.-]*)*)")
@@ -191,7 +193,7 @@ class RuleParser:
         assumptions: list[str] = []
         exclude, q_rest = _exclusions(q)
         accounts, group_accounts, q_rest = self._accounts(q_rest, vocab)
-        filters, spans = self._filters(q_rest, vocab)
+        filters, spans = self._filters(q_rest, vocab, original=q)
         excluded = self._excluded_names(exclude, vocab)
         if PURCHASES.search(q) and "cash" not in filters.kinds and "cash" not in excluded:
             excluded.append("cash")  # a purchase is paid for: cash from a machine is not one
@@ -291,7 +293,7 @@ class RuleParser:
             return "sum", "month", None, 1
         if len(periods) >= 2:
             return "compare", None, None, None
-        if MAX.search(masked) and not (TOP.search(masked) and MERCHANT_WORDS.search(masked)) and \
+        if MAX.search(masked) and not (TOP.search(masked) and MERCHANT_WORDS.search(q)) and \
                 not re.search(r"\bcategor", masked, re.IGNORECASE):
             return "max", None, None, limit
         if MIN.search(masked):
@@ -310,7 +312,7 @@ class RuleParser:
                      re.IGNORECASE):
             return "sum", "merchant", None, 20
         if top and flow != "net":
-            by = "merchant" if MERCHANT_WORDS.search(masked) else "category"
+            by = "merchant" if MERCHANT_WORDS.search(q) else "category"
             return "sum", by, None, limit or (1 if re.search(r"\b(the )?(most|biggest|largest|main|top)\b "
                                                                r"(categor\w*|merchant|shop|store|place|payee)\b(?!s)",
                                                                masked, re.IGNORECASE) else None)
@@ -319,16 +321,21 @@ class RuleParser:
         return "sum", None, None, None
 
     # -- what was bought -----------------------------------------------------------------
-    def _filters(self, q: str, vocab: Vocabulary) -> tuple[PlanFilters, list[str]]:
+    def _filters(self, q: str, vocab: Vocabulary, original: str = "") -> tuple[PlanFilters, list[str]]:
         spans: list[str] = []
-        merchants = [m for m in mentioned(q, vocab.merchants) if _nameable(m) and not _kind_phrase(m)]
+        merchants = [self._longer(m, q, vocab) for m in mentioned(q, vocab.merchants)
+                     if _nameable(m) and not _kind_phrase(m)]
         rest = _mask(q, merchants)
         places = self._places(rest, vocab)
         rest = _mask(rest, places)
         text: list[str] = []
+        kind_spans = [p for _, p in kinds_in(rest)]
         for phrase in self._printed_words(rest, vocab):
             if len(phrase.split()) == 1 and _kind_phrase(phrase):
                 continue  # "coffee", "cinema": the kind finds more than the word
+            if any(fold(phrase) in fold(k).split() or fold(phrase) == fold(k) for k in kind_spans) and \
+                    not any(len(phrase) > len(k) and fold(k) in fold(phrase) for k in kind_spans):
+                continue  # "eat" in "eat out": the kind's word, not a payee
             payees = [m for m in vocab.merchants if fold(m).startswith(fold(phrase))]
             if len(phrase.split()) == 1 and self._place_like(phrase, vocab):
                 places.append(phrase[0].upper() + phrase[1:])
@@ -349,7 +356,7 @@ class RuleParser:
                 continue
             kinds.append(key)
         rest = _mask(rest, [*categories, *(p for _, p in found_kinds)])
-        for name in self._unknown_names(rest, vocab):
+        for name in self._unknown_names(rest, vocab, money_in=bool(IN.search(original or q) or INCOME.search(original or q))):
             if name not in merchants:
                 merchants.append(name)
         spans += merchants + text + places + categories + [p for _, p in found_kinds]
@@ -357,6 +364,16 @@ class RuleParser:
             kinds, categories = [], []  # "coffee at Pret", "Ryanair flights": the merchant is the filter
         return PlanFilters(categories=tuple(categories), merchants=tuple(merchants), kinds=tuple(kinds),
                            text=tuple(text), places=tuple(places)), spans
+
+    @staticmethod
+    def _longer(merchant: str, q: str, vocab: Vocabulary) -> str:
+        """The merchant as the question names it, when more of its name follows and the
+        statements print that ("Tesco Express" rather than all of Tesco)."""
+        m = re.search(re.escape(merchant) + r"\s+([A-Za-z][\w'&-]*)", q, re.IGNORECASE)
+        if not m or fold(m[1]) in _QUESTION_WORDS or fold(m[1]) in MONTHS or _kind_phrase(m[1]):
+            return merchant
+        longer = f"{merchant} {m[1]}"
+        return longer if any(name_matches(longer, d) for d in vocab.descriptions) else merchant
 
     @staticmethod
     def _accounts(q: str, vocab: Vocabulary) -> tuple[list[str], bool, str]:
@@ -384,7 +401,7 @@ class RuleParser:
                 out.append(chosen)
             rest = rest.replace(m[0], " ")
         rest = EACH_ACCOUNT.sub(" ", rest)
-        if re.search(r"\b(my|our|the) pots?\b|\bpots\b", q, re.IGNORECASE) and BALANCE.search(q):
+        if re.search(r"\bpots?\b", q, re.IGNORECASE) and BALANCE.search(q):
             pot = re.search(r"\b(?:my|our|the)\s+(\w+)\s+pot\b", q, re.IGNORECASE)
             out.append(f"{pot[1]} pot" if pot and pot[1].lower() not in ("my", "our") else "pots")
         if each:
@@ -424,7 +441,7 @@ class RuleParser:
         return out
 
     @staticmethod
-    def _unknown_names(q: str, vocab: Vocabulary) -> list[str]:
+    def _unknown_names(q: str, vocab: Vocabulary, *, money_in: bool = False) -> list[str]:
         """A name after "at", "to", "pay"… (or capitalised) that is nothing the owner has:
         kept, so the answer says there is none rather than counting everything."""
         out: list[str] = []
@@ -433,8 +450,8 @@ class RuleParser:
         subjects = {m[1] for m in re.finditer(r"\b(?:did|does|has|have|had|will|would|can|could)\s+([A-Z]\w+)\b", q)}
         subjects |= {m[1] for m in re.finditer(r"\b([A-Z]\w+)(?:'s| and (?:I|me)\b)", q)}
         for raw in candidates:
-            if raw.split()[0] in subjects:
-                continue  # "did Sam take out": who did it, not whom they paid
+            if raw.split()[0] in subjects and not money_in:
+                continue  # "did Sam take out": who did it, not whom they paid ("has Sam paid in": the payer)
             words = [w for w in raw.split() if fold(w) not in _QUESTION_WORDS and fold(w) not in MONTHS
                      and fold(w).strip(".") not in MONTHS and not fold(w).isdigit() and fold(w)]
             if not words:

@@ -54,7 +54,7 @@ INTEREST = re.compile(r"\binterest\b|\bzinsen\b|\bhabenzins", re.IGNORECASE)
 FEE_LINE = re.compile(r"\b(non[- ]sterling|foreign|fx|exchange|cross[- ]border|currency conversion|"
                       r"auslandseinsatz)\b.*\b(fee|charge|entgelt)\b", re.IGNORECASE)
 _EXTRA_TEXT = ("Address", "Notes and #tags", "Notes", "address", "notes", "reference", "memo", "name", "Name",
-               "counterparty", "location", "city")
+               "counterparty", "location", "city", "Type", "type", "payment_type")
 _KNOWN_NAMES = frozenset(fold(name) for name, _, _ in KNOWN)
 
 Matcher = Callable[[str, str | None, str], bool]
@@ -284,7 +284,7 @@ class Selector:
         if not places and t.category_source == "bank" and t.transaction_category and \
                 any(category_is(kind, c) for c in self.bank_categories()):
             return False
-        return kind_matches(kind, t.transaction_category, t.merchant_name, t.description)
+        return kind_matches(kind, t.transaction_category, t.merchant_name, _haystack(t))
 
     def bank_categories(self) -> set[str]:
         if self._bank_categories is None:
@@ -294,14 +294,22 @@ class Selector:
 
     def merchant_is(self, name: str, t: Transaction) -> bool:
         """``name`` as asked names ``t``'s merchant — but not a more specific merchant of the
-        owner's that is a brand of its own ("Uber" is not "Uber Eats"; "Tesco" is "Tesco Express")."""
+        owner's that is a brand of its own ("Uber" is not "Uber Eats"; "Tesco" is "Tesco Express").
+        A first name the statements never print finds a person by initial ("Sam": "S PATEL")."""
         if not self.matcher(name, t.merchant_name, t.description):
-            return False
+            return self._initial_of(name, t)
         merchant = fold(t.merchant_name or "")
         asked = fold(name)
         if not merchant or merchant == asked or not merchant.startswith(asked):
             return True
         return merchant not in _KNOWN_NAMES or not any(fold(m) == asked for m in self.merchants())
+
+    def _initial_of(self, name: str, t: Transaction) -> bool:
+        if not re.fullmatch(r"[A-Z][a-z]{2,}", name) or any(self.matcher(name, x.merchant_name, x.description)
+                                                             for x in self.everything):
+            return False
+        return bool(re.search(rf"\b{name[0]}\.? [A-Z][A-Za-z'-]+\b", " ".join(filter(None, (t.description,
+                                                                                          t.merchant_name)))))
 
     def excluded(self, t: Transaction, name: str) -> bool:
         what = "kind" if name in BY_KEY else "merchant"
