@@ -414,6 +414,13 @@ class PlanExecutor:
             self._figure(r.payee, plain(r.monthly, r.currency))
             self._figure(r.payee, plain(r.latest, r.currency))
             how = "" if r.cadence == "monthly" else f" ({money(r.latest, r.currency)} {r.cadence})"
+            change = r.change
+            if change is not None:
+                before, now, since = change
+                self._figure(r.payee, plain(abs(now - before), r.currency))
+                self._figure(r.payee, plain(before, r.currency))
+                how += (f", {'up' if now > before else 'down'} {money(abs(now - before), r.currency)} from "
+                        f"{money(before, r.currency)} since {since:%-d %B %Y}")
             named.append(f"{r.payee} {money(r.monthly, r.currency)} a month{how} [{n}]")
         totals = " and ".join(money(v, c) for c, v in per_currency.items())
         for c, v in per_currency.items():

@@ -280,6 +280,10 @@ class RuleParser:
             return "share", None, None, None
         recurring_subject = any(k in _RECURRING_KINDS for k in filters.kinds) or bool(filters.merchants) or \
             flow in ("savings",)
+        rose = re.search(r"\b(go(ne)? up|went up|gone down|go down|went down|ris(e|en)|rose|increas\w*|"
+                         r"decreas\w*|chang\w*)\b", masked, re.IGNORECASE)
+        if rose and not periods and (recurring_subject or flow == "income" or "salary" in filters.kinds):
+            return "recurring", None, None, None  # "by how much did my pay go up?": the amount before and now
         recurring = RECURRING.search(q) or (COSTS_ME.search(q) and recurring_subject
                                             and not PAST_SUM.search(masked) and not periods)
         if recurring and (per or NOW.search(masked) or RECURRING.search(q) or not PAST_SUM.search(masked)):

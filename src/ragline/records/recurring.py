@@ -53,6 +53,18 @@ class Recurring:
         """What it costs a month at the latest amount."""
         return self.latest * PER_MONTH[self.cadence]
 
+    @property
+    def change(self) -> tuple[Decimal, Decimal, date] | None:
+        """(amount before, amount now, first day at the new amount) when the latest amount
+        differs from the one before it (a price rise, a pay rise), else None."""
+        newest = self.values[0]
+        for t, v in zip(self.payments, self.values):
+            if abs(v - newest) > newest * Decimal("0.005"):
+                since = min(p.timestamp.date() for p, w in zip(self.payments, self.values)
+                            if abs(w - newest) <= newest * Decimal("0.005") and p.timestamp > t.timestamp)
+                return v, newest, since
+        return None
+
     def active(self, today: date) -> bool:
         last = self.payments[0].timestamp.date()
         return (today - last).days <= GAP_DAYS[self.cadence] * 3 // 2 + 7

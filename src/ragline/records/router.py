@@ -78,7 +78,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
                                r"cash ?flow|sav(e|ed|ing)|money in (vs|versus|and|against)|came in|"
                                r"received|refunds?|transfer\w*|moved)\b")),
     ("month_over_month", _rx(r"\b(compar\w*|month[- ]over[- ]month|month to month|per month|monthly|trend|"
-                             r"chang(e|ed|ing)|increas\w*|decreas\w*|going (up|down)|(more|less) than last|"
+                             r"chang(e|ed|ing)|increas\w*|decreas\w*|go(ing|ne)? (up|down)|went (up|down)|(more|less) than last|"
                              r"(more|less) (in|this|at|on) \w+ than)\b")),
     ("top_categories", _rx(r"\b(categor\w*|break ?down|by category)\b")),
     ("top_merchants", _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|vendors?|who (do|did) (i|we) pay|"

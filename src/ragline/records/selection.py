@@ -104,6 +104,7 @@ class Selector:
         self._all: list[Transaction] | None = None
         self._bank_categories: set[str] | None = None
         self._places: tuple[str, ...] = ()
+        self._printed: dict[str, bool] = {}
 
     # -- the owner's accounts and merchants -------------------------------------------------
     @property
@@ -305,8 +306,11 @@ class Selector:
         return merchant not in _KNOWN_NAMES or not any(fold(m) == asked for m in self.merchants())
 
     def _initial_of(self, name: str, t: Transaction) -> bool:
-        if not re.fullmatch(r"[A-Z][a-z]{2,}", name) or any(self.matcher(name, x.merchant_name, x.description)
-                                                             for x in self.everything):
+        if not re.fullmatch(r"[A-Z][a-z]{2,}", name):
+            return False
+        if name not in self._printed:  # whether the statements print the name anywhere (once per name)
+            self._printed[name] = any(self.matcher(name, x.merchant_name, x.description) for x in self.everything)
+        if self._printed[name]:
             return False
         return bool(re.search(rf"\b{name[0]}\.? [A-Z][A-Za-z'-]+\b", " ".join(filter(None, (t.description,
                                                                                           t.merchant_name)))))

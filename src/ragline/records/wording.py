@@ -78,8 +78,9 @@ class Wording:
         return noun[0].upper() + noun[1:] + self.what(name)
 
     def recurring_subject(self) -> str:
-        what = self.what()
-        return "Recurring payments" + what
+        lead = {"income": "Regular income", "in": "Regular money in", "savings": "Regular transfers into savings",
+                "transfers_out": "Regular transfers out"}.get(self.plan.flow, "Recurring payments")
+        return lead + self.what()
 
     def group_noun(self) -> str:
         return GROUP_NOUNS.get(self.plan.group_by or "", "what")
