@@ -73,6 +73,7 @@ oct nov dec lastschrift kartenzahlung ec sepa gutschrift uberweisung ueberweisun
 """Words banks add around a payee's name (they never identify one)."""
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Case, accents, written-out umlauts and punctuation folded away: "MÜNCHEN",
     "Muenchen" and "munchen" are one word; "Sainsbury's" is "sainsburys"."""
@@ -90,8 +91,13 @@ def _umlaut(word: str) -> str:
     return re.sub(r"(?<=[a-z])([aou])e", r"\1", word) if len(word) > 3 else word
 
 
+@lru_cache(maxsize=65536)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(fold(text).split())
+
+
 def words(text: str) -> list[str]:
-    return fold(text).split()
+    return list(_words(text))
 
 
 @lru_cache(maxsize=4096)
@@ -117,6 +123,7 @@ def variants(name: str) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=262144)
 def close(a: str, b: str) -> bool:
     """One word, maybe spelled two ways (or one a plural of the other)."""
     if a == b:
@@ -149,7 +156,7 @@ def name_matches(name: str, *texts: str | None, exact: bool = False) -> bool:
     """Whether ``name`` (a merchant or place as the asker says it) is printed in any of
     ``texts`` (a transaction's merchant and description); ``exact``: word for word,
     no spelling variants (a list's known brands, where "Booths" must not find "Boots")."""
-    haystack = [w for t in texts if t for w in words(t)]
+    haystack = [w for t in texts if t for w in _words(t)]
     return any(_found(form, haystack, exact) for form in variants(name))
 
 
@@ -167,7 +174,7 @@ def payee(description: str, merchant: str | None = None) -> str:
 def mentioned(question: str, names: Iterable[str]) -> list[str]:
     """Those of ``names`` the question mentions (fuzzily), longest first, without one
     that is part of another found ("Uber" inside "Uber Eats")."""
-    haystack = words(question)
+    haystack = list(_words(question))
     found = [n for n in names if n and any(_found(form, haystack) for form in variants(n))]
     found.sort(key=lambda n: -len(n))
     kept: list[str] = []
