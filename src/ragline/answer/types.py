@@ -4,7 +4,7 @@ stream of events an answer arrives in (``AnswerStream``).
 ``Answer.to_dict()`` is the wire shape shared by the CLI (``--json``), the REST API
 and the streaming ``done`` event::
 
-    {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score", "transaction_ids"?}],
+    {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score", "transaction_ids"}],
      "abstained", "generator", "fallback_reason", "grounding": {"supported", "unsupported", "uncited"},
      "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"},
      "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer),
@@ -30,7 +30,7 @@ Event = dict[str, Any]
 class Citation:
     """A numbered source the answer cites; ``n`` matches the ``[n]`` in the text.
     ``transaction_ids``: the transactions behind it, when it is a figure of the
-    records or a line of a statement (absent on the wire otherwise)."""
+    records or a line of a statement (null otherwise)."""
 
     n: int
     chunk_id: str
@@ -43,11 +43,9 @@ class Citation:
     def to_dict(self) -> dict[str, Any]:
         # ``source`` is uploaded data (a record id may hold markdown or "SYSTEM:"); the
         # chat endpoint and the CLI print it under the answer, so it goes out inert.
-        data: dict[str, Any] = {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
-                                "source": inline(self.source), "page": self.page, "score": round(float(self.score), 6)}
-        if self.transaction_ids is not None:
-            data["transaction_ids"] = [inline(t) for t in self.transaction_ids]
-        return data
+        return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": inline(self.source),
+                "page": self.page, "score": round(float(self.score), 6),
+                "transaction_ids": None if self.transaction_ids is None else [inline(t) for t in self.transaction_ids]}
 
 
 @dataclass
