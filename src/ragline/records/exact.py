@@ -107,10 +107,28 @@ class PlanExecutor:
         result = handler(plan, words)
         result.plan, result.period, result.stated = plan, plan.period(0), words.stated()
         result.figures = self.figures
+        counted = self._counted(plan, result)
+        if counted:
+            result.text += f" (Counted as {counted}.)"
         if self._assumed:
             result.plan = replace(plan, assumptions=self._assumed)
             result.text += " " + " ".join(f"(Assumed: {a.rstrip('.')}.)" for a in self._assumed)
         return result
+
+    def _counted(self, plan: QueryPlan, result: ExactAnswer) -> str:
+        """For a kind of spending, which payees were counted as it ("takeaways: Deliveroo,
+        Just Eat, Uber Eats"), so the reader sees what the everyday word was taken to mean."""
+        if not plan.filters.kinds or plan.metric in ("balance", "recurring") or len(plan.filters.kinds) > 2:
+            return ""
+        from .matching import payee
+
+        ids = {i for source in result.sources for i in source.transaction_ids}
+        names = sorted({payee(t.description, t.merchant_name) for t in self.selector.everything
+                        if t.transaction_id in ids})
+        if not names or len(names) > 8:
+            return ""
+        label = " or ".join(BY_KEY[k].label for k in plan.filters.kinds)
+        return f"{label}: {', '.join(names)}"
 
     # -- helpers -------------------------------------------------------------------
     def _cite(self, label: str, selected: Selected, currency: str | None, *, total: Decimal | None = None,
