@@ -187,3 +187,10 @@ def test_a_figure_must_stay_with_its_label(executor) -> None:
     assert mispaired("Tesco came to 103.50 GBP and Lidl to 23.10 GBP.", answer.figures) is None
     assert "Tesco with 23.10" in (mispaired("At Tesco 23.10 GBP; at Lidl 103.50 GBP.", answer.figures) or "")
     assert missing_figures("Tesco came to 103.50 GBP.", answer) == ["23.10"]  # Lidl was asked for too
+
+
+def test_an_unknown_name_never_matches_a_persons_initial(executor) -> None:
+    # "Asda" is printed nowhere: it must not find "FASTER PAYMENT FROM A MORGAN" by its first letter.
+    for flow in ("spend", "in"):
+        answer = executor.run(plan(flow=flow, filters={"merchants": ("Asda",)}))
+        assert answer.rows == [] and answer.text.startswith("No ")

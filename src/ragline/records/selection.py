@@ -104,7 +104,6 @@ class Selector:
         self._all: list[Transaction] | None = None
         self._bank_categories: set[str] | None = None
         self._places: tuple[str, ...] = ()
-        self._printed: dict[str, bool] = {}
 
     # -- the owner's accounts and merchants -------------------------------------------------
     @property
@@ -296,24 +295,14 @@ class Selector:
     def merchant_is(self, name: str, t: Transaction) -> bool:
         """``name`` as asked names ``t``'s merchant — but not a more specific merchant of the
         owner's that is a brand of its own ("Uber" is not "Uber Eats"; "Tesco" is "Tesco Express").
-        A first name the statements never print finds a person by initial ("Sam": "S PATEL")."""
+        """
         if not self.matcher(name, t.merchant_name, t.description):
-            return self._initial_of(name, t)
+            return False
         merchant = fold(t.merchant_name or "")
         asked = fold(name)
         if not merchant or merchant == asked or not merchant.startswith(asked):
             return True
         return merchant not in _KNOWN_NAMES or not any(fold(m) == asked for m in self.merchants())
-
-    def _initial_of(self, name: str, t: Transaction) -> bool:
-        if not re.fullmatch(r"[A-Z][a-z]{2,}", name):
-            return False
-        if name not in self._printed:  # whether the statements print the name anywhere (once per name)
-            self._printed[name] = any(self.matcher(name, x.merchant_name, x.description) for x in self.everything)
-        if self._printed[name]:
-            return False
-        return bool(re.search(rf"\b{name[0]}\.? [A-Z][A-Za-z'-]+\b", " ".join(filter(None, (t.description,
-                                                                                          t.merchant_name)))))
 
     def excluded(self, t: Transaction, name: str) -> bool:
         what = "kind" if name in BY_KEY else "merchant"
