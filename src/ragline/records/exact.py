@@ -89,11 +89,14 @@ class ExactAnswer:
 class PlanExecutor:
     """Runs plans over one owner's records."""
 
-    def __init__(self, records: Records, scope: Scope, today: date, *, matcher: Matcher = merchant_matches) -> None:
+    def __init__(self, records: Records, scope: Scope, today: date, *, matcher: Matcher = merchant_matches,
+                 everything: list[Transaction] | None = None) -> None:
         self.records = records
         self.scope = scope
         self.today = today
-        self.selector = Selector(lambda q: records.find_transactions(scope, q), matcher)
+        # Every row of the owner's, read once through the scoped store API (or handed in by
+        # the route, which read them to learn the owner's names); each plan filters them.
+        self.selector = Selector(lambda q: records.find_transactions(scope, q), matcher, everything)
         self.sources: list[Source] = []
         self.figures: list[Figure] = []
         self._assumed: tuple[str, ...] = ()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .matching import fold, name_matches
+from .matching import fold, variants
 
 
 @dataclass(frozen=True)
@@ -371,11 +371,26 @@ def category_is(kind: Kind, category: str | None) -> bool:
     return bool(category) and fold(category or "") in {fold(c) for c in kind.categories}
 
 
+@lru_cache(maxsize=64)
+def _brand_forms(key: str) -> frozenset[str]:
+    """Every way a kind's brands are printed (aliases included), as folded word strings."""
+    return frozenset(" ".join(form) for brand in BY_KEY[key].brands for form in variants(brand))
+
+
+@lru_cache(maxsize=65536)
+def _ngrams(text: str) -> frozenset[str]:
+    """The folded runs of one to four words of ``text`` (and each run without its spaces)."""
+    words = fold(text).split()
+    runs = {" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, min(len(words), i + 4) + 1)}
+    return frozenset(runs | {r.replace(" ", "") for r in runs if " " in r})
+
+
 def kind_matches(kind: Kind, category: str | None, merchant: str | None, description: str) -> bool:
     """Whether a transaction (its category, merchant and description) is of ``kind``."""
     if category_is(kind, category):
         return True
-    if any(name_matches(brand, merchant, description, exact=True) for brand in kind.brands):
+    printed = _ngrams(" ".join(filter(None, (merchant, description))))
+    if _brand_forms(kind.key) & printed:
         return True
     text = f" {fold(' '.join(filter(None, (merchant, description))))} "
     return any(f" {fold(w)} " in text for w in kind.words)

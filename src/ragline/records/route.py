@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from ..answer.generators import ToolCaller
 from ..answer.route import Asked, Decision
 from ..answer.types import Answer, AnswerEvents
 from ..models import Scope
-from ..models.records import TransactionQuery
+from ..models.records import Transaction, TransactionQuery
 from .exact import PlanExecutor
 from .llm_planner import LLMPlanner
 from .matching import payee
@@ -43,6 +43,7 @@ class RecordsPlan:
 
     planned: Planned
     vocabulary: Vocabulary
+    rows: list[Transaction] = field(default_factory=list)  # every row of the owner's, as read to decide
 
 
 class RecordsRoute:
@@ -62,14 +63,15 @@ class RecordsRoute:
             why = verdict.reason if verdict.plan is None else f"{verdict.reason}; but no owner is named, " \
                                                               f"and transactions belong to one"
             return Decision(False, why)
-        vocabulary = self.vocabulary(scope)
+        rows: list[Transaction] = []
+        vocabulary = self.vocabulary(scope, rows)
         if vocabulary is None:
             verdict = self.planner.plan(asked.query, Vocabulary(today=self._today()))
             why = verdict.reason if verdict.plan is None else f"{verdict.reason}; but {scope.owner!r} has no " \
                                                               f"transactions"
             return Decision(False, why)
         planned = self.planner.plan(asked.query, vocabulary)
-        return Decision(planned.plan is not None, planned.reason, RecordsPlan(planned, vocabulary),
+        return Decision(planned.plan is not None, planned.reason, RecordsPlan(planned, vocabulary, rows),
                         rest=planned.rest)
 
     def answer(self, asked: Asked, decision: Decision, generator: Generator) -> AnswerEvents:
@@ -84,7 +86,8 @@ class RecordsRoute:
             llm = LLMPlanner(generator, planned, temperature=0.0)
             planned = llm.plan(question, found.vocabulary)
         assert planned.plan is not None
-        executor = PlanExecutor(self.transactions.records, asked.scope, found.vocabulary.today)
+        executor = PlanExecutor(self.transactions.records, asked.scope, found.vocabulary.today,
+                                everything=found.rows or None)
         exact = executor.run(planned.plan)
         route: dict[str, Any] = {"name": self.name, "reason": planned.reason, "planner": planned.planner,
                                  "intent": exact.metric, "stated": exact.stated, "plan": exact.plan.to_dict()
@@ -104,7 +107,7 @@ class RecordsRoute:
         return answer
 
     # -- the owner's names -------------------------------------------------------------
-    def vocabulary(self, scope: Scope) -> Vocabulary | None:
+    def vocabulary(self, scope: Scope, rows: list[Transaction] | None = None) -> Vocabulary | None:
         """The owner's categories, merchants (the bank's, else payees read from the
         descriptions, most frequent first), accounts, currencies and descriptions;
         None when they have no transactions."""
@@ -115,7 +118,10 @@ class RecordsRoute:
             return None
         categories = [a.key for a in records.aggregate_transactions(scope, everything, "category") if a.key]
         accounts = [a.key for a in records.aggregate_transactions(scope, everything, "account") if a.key]
-        rows = records.find_transactions(scope, everything)
+        found = records.find_transactions(scope, everything)
+        if rows is not None:
+            rows[:] = found
+        rows = found
         payees = Counter(payee(t.description, t.merchant_name) for t in rows)
         descriptions = list(dict.fromkeys(" ".join(filter(None, (t.description, t.merchant_name))) for t in rows))
         return Vocabulary(today=self._today(), categories=tuple(categories),

@@ -97,11 +97,11 @@ class Selector:
     """Reads rows through the scoped store API and keeps those a plan means."""
 
     def __init__(self, find: Callable[[TransactionQuery], list[Transaction]],
-                 matcher: Matcher = merchant_matches) -> None:
+                 matcher: Matcher = merchant_matches, everything: list[Transaction] | None = None) -> None:
         self.find = find  # the store's find_transactions, bound to the owner's scope
         self.matcher = matcher
         self._pairs: dict[tuple[date | None, date | None], set[str]] = {}
-        self._all: list[Transaction] | None = None
+        self._all: list[Transaction] | None = everything  # every row of the owner's (read once)
         self._bank_categories: set[str] | None = None
         self._places: tuple[str, ...] = ()
 
@@ -111,6 +111,11 @@ class Selector:
         if self._all is None:
             self._all = self.find(TransactionQuery())
         return self._all
+
+    def _in(self, start: date | None, end: date | None) -> list[Transaction]:
+        """The owner's rows between two days (inclusive; None: open), from the rows read once."""
+        return [t for t in self.everything if (start is None or t.timestamp.date() >= start)
+                and (end is None or t.timestamp.date() <= end)]
 
     @property
     def accounts(self) -> list[str]:
@@ -134,8 +139,8 @@ class Selector:
     # -- selection -------------------------------------------------------------------------
     def rows(self, period: Period | None, filters: PlanFilters) -> list[Transaction]:
         """The rows of the period (and accounts) with the named filters applied."""
-        query = TransactionQuery(start=period.start if period else None, end=period.end if period else None)
-        rows = [t for t in self.find(query) if self._accounts_ok(t, filters)]
+        rows = [t for t in self._in(period.start if period else None, period.end if period else None)
+                if self._accounts_ok(t, filters)]
         self._places = filters.places
         out = []
         for t in rows:
@@ -221,7 +226,7 @@ class Selector:
         span = (period.start - timedelta(days=PAIR_DAYS) if period else None,
                 period.end + timedelta(days=PAIR_DAYS) if period else None)
         if span not in self._pairs:
-            rows = self.find(TransactionQuery(start=span[0], end=span[1]))
+            rows = self._in(*span)
             by_amount: dict[tuple[str, Decimal], list[Transaction]] = defaultdict(list)
             for t in rows:
                 if t.flow != "refund":
