@@ -194,3 +194,10 @@ def test_an_unknown_name_never_matches_a_persons_initial(executor) -> None:
     for flow in ("spend", "in"):
         answer = executor.run(plan(flow=flow, filters={"merchants": ("Asda",)}))
         assert answer.rows == [] and answer.text.startswith("No ")
+
+
+def test_a_balance_asked_after_the_statements_end_is_said_as_of_their_last_day(executor) -> None:
+    later = PlanExecutor(executor.records, ANN, date(2026, 11, 27))
+    answer = later.run(plan(metric="balance", filters={"accounts": ("savings",)}))
+    assert answer.text.startswith("Balance as of 31 October 2026, the latest your statements show: ")
+    assert answer.rows[0][3] == "2026-10-31"  # not 27 November: nothing after the statement is known

@@ -122,6 +122,7 @@ def test_a_mixed_question_is_split_and_both_halves_are_answered(kb: Engine, tmp_
     (records, fees) = done["citations"]
     assert (records["n"], records["transaction_ids"]) == (1, [kb.transactions.list(ANN)[-1].transaction_id])
     assert (fees["n"], fees["source"]) == (2, "fees.md")  # the documents' [1], numbered after the records'
+    assert [k["n"] for k in done["context"]["kept"]] == [2]  # its passage numbered as it is cited
     assert [p["name"] for p in done["route"]["parts"]] == ["records", "retrieval"]
     assert done["records"]["table"]["rows"] == [["GBP", "42.50", 1, "0.00"]]
 

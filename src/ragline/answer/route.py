@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import ConfigError
 from ..models import Scope
 from ..store.filters import Filters
+from .context import RAGContext
 from .generators import Generator
 from .types import Answer, AnswerEvents, AnswerStream, Event
 
@@ -249,9 +250,13 @@ def joined(first: Answer, second: Answer, rest: str, shift: int, head: str) -> A
                  "output_tokens": first.usage.get("output_tokens", 0) + second.usage.get("output_tokens", 0)}
     timings = {k: first.timings_ms.get(k, 0.0) + second.timings_ms.get(k, 0.0)
                for k in set(first.timings_ms) | set(second.timings_ms)}
+    # The second part's sources keep their numbers as cited: shifted like its citations.
+    context = RAGContext(context=second.context.context, sources=[replace(s, n=s.n + shift)
+                                                                  for s in second.context.sources],
+                         dropped=second.context.dropped, enabled=second.context.enabled, tokens=second.context.tokens)
     return Answer(question=f"{first.question} {rest}".strip(), answer=first.answer + head + shifted(second.answer, shift),
                   citations=citations, abstained=first.abstained and second.abstained, generator=first.generator,
-                  context=second.context, grounding=second.grounding,
+                  context=context, grounding=second.grounding,
                   fallback_reason=first.fallback_reason or second.fallback_reason, timings_ms=timings,
                   search_mode=second.search_mode, degraded=second.degraded, route=route, records=first.records,
                   usage=usage)

@@ -495,17 +495,23 @@ class PlanExecutor:
         clauses: list[str] = []
         totals: dict[str, Decimal] = defaultdict(Decimal)
         missing: list[str] = []
+        latest_known: list[date] = []
         for account in wanted:
-            found = self._account_balance(account, day, [b for b in stated if b.account == account])
+            known = max([b.as_of for b in stated if b.account == account]
+                        + [t.timestamp.date() for t in self.selector.everything if t.account_id == account])
+            on = min(day, known)  # after the last statement nothing is known: said as of its last day
+            found = self._account_balance(account, on, [b for b in stated if b.account == account])
             if found is None:
                 missing.append(self._account_label(account))
                 continue
             amount, currency, behind, anchor = found
             label = self._account_label(account)
-            n = self._cite(f"balance of {label} on {day:%-d %B %Y}", behind, currency, total=amount, row=len(rows),
-                           query={"account_id": account, "as_of": day.isoformat(),
+            if on < day:
+                latest_known.append(on)
+            n = self._cite(f"balance of {label} on {on:%-d %B %Y}", behind, currency, total=amount, row=len(rows),
+                           query={"account_id": account, "as_of": on.isoformat(),
                                   "from_stated_balance_of": anchor.isoformat()})
-            rows.append([label, currency, plain(amount, currency), day.isoformat()])
+            rows.append([label, currency, plain(amount, currency), on.isoformat()])
             self._figure(label, plain(amount, currency))
             totals[currency] += amount
             clauses.append(f"{label}: {money(amount, currency)} [{n}]")
@@ -532,7 +538,11 @@ class PlanExecutor:
                 self._figure("all", plain(total, currency))
             clauses.append("in all " + " and ".join(money(v, c) for c, v in totals.items()))
         when = f"today ({day:%-d %B %Y})" if day == self.today else f"at the end of {day:%-d %B %Y}"
+        if latest_known and len(set(latest_known)) == 1 and len(latest_known) == len(rows):
+            when = f"as of {latest_known[0]:%-d %B %Y}, the latest your statements show"
         text = f"Balance {when}: " + "; ".join(clauses) + "."
+        if latest_known and not text.startswith("Balance as of"):
+            text += " (Statements end before today: each balance is as of its account's latest day.)"
         if missing:
             text += f" No balance is known for {', '.join(missing)}."
         return ExactAnswer(plan.metric, text, ["account", "currency", "balance", "as of"], rows, self.sources)
