@@ -198,7 +198,8 @@ class RuleParser:
         if PURCHASES.search(q) and "cash" not in filters.kinds and "cash" not in excluded:
             excluded.append("cash")  # a purchase is paid for: cash from a machine is not one
         filters = PlanFilters(categories=filters.categories, merchants=filters.merchants, kinds=filters.kinds,
-                              text=tuple(t for t in filters.text if not any(_same_name(t, m) for m in filters.merchants)),
+                              text=tuple(t for t in filters.text if not any(_same_name(t, m) or name_matches(t, m)
+                                                                            for m in filters.merchants)),
                               places=filters.places, exclude=tuple(excluded), accounts=tuple(accounts),
                               currency=_currency(q, vocab), fees=bool(WITH_FEES.search(q)))
         masked = _mask(q_rest, spans)

@@ -132,7 +132,7 @@ class Wording:
         return f"{head}{self.when()}: {body}."
 
     def nothing(self) -> str:
-        return f"No {self.subject_noun()}{self.what()}{self.when()} in your transactions: 0.00."
+        return f"No {self.subject_noun()}{self.what()}{self.when()}: 0.00."
 
     def stated(self) -> str:
         """The plan in words, for the route and the records panel."""
