@@ -5,8 +5,9 @@ normalised and fuzzy ("Sainsburys" finds "SAINSBURY'S S/MKT", "Munich" finds
 A name matches a transaction when each of its words is found, in order, among the
 words of the transaction's merchant and description: the same word after folding
 (case, accents, German umlauts written out, apostrophes), a known alias (a place's
-local spelling, a brand's other names) or a close spelling (edit ratio at least
-``CLOSE``, words of five letters or more). The words are compared, never the sums:
+local spelling, a brand's other names: ``records.merchants``' tables, defined once
+there) or a close spelling (edit ratio at least ``CLOSE``, words of five letters or
+more). The words are compared, never the sums:
 what matched is executed exactly by the store.
 """
 
@@ -18,53 +19,10 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from .merchants import MERCHANT_ALIASES, PLACE_ALIASES
+
 CLOSE = 0.84
 """The least ``SequenceMatcher`` ratio for two words (5+ letters) to count as one spelled two ways."""
-
-PLACES = {
-    "munich": "munchen", "cologne": "koln", "nuremberg": "nurnberg", "vienna": "wien", "prague": "praha",
-    "lisbon": "lisboa", "florence": "firenze", "rome": "roma", "milan": "milano", "venice": "venezia",
-    "naples": "napoli", "turin": "torino", "genoa": "genova", "warsaw": "warszawa", "cracow": "krakow",
-    "copenhagen": "kobenhavn", "brussels": "bruxelles", "antwerp": "antwerpen", "the hague": "den haag",
-    "athens": "athina", "geneva": "geneve", "seville": "sevilla", "gothenburg": "goteborg",
-    "bucharest": "bucuresti", "belgrade": "beograd", "moscow": "moskva", "hanover": "hannover",
-    "brunswick": "braunschweig", "zurich": "zuerich", "dusseldorf": "duesseldorf", "frankfurt": "frankfurt am main",
-    "corunna": "a coruna", "saragossa": "zaragoza", "majorca": "mallorca", "bruges": "brugge", "ghent": "gent",
-    "lucerne": "luzern", "basle": "basel", "salzburg": "salzburg", "the netherlands": "nederland",
-    "germany": "deutschland", "austria": "osterreich", "spain": "espana", "italy": "italia",
-}
-"""English name → the local spelling statements print (both directions are tried)."""
-
-BRANDS = {
-    "m&s": ("marks & spencer", "marks and spencer", "m and s", "mands"),
-    "marks and spencer": ("m&s", "marks & spencer", "m and s"),
-    "sainsbury's": ("sainsburys", "js sainsbury", "sainsbury"),
-    "mcdonald's": ("mcdonalds", "mcdonald"),
-    "tfl": ("transport for london", "tfl travel"),
-    "transport for london": ("tfl",),
-    "amazon": ("amzn", "amazon mktplace", "amazon marketplace", "amazon.co.uk", "amazon prime"),
-    "amazon prime": ("prime video", "amzn prime", "amazon prime"),
-    "uber eats": ("ubereats", "uber * eats", "uber *eats"),
-    "just eat": ("just-eat", "justeat"),
-    "pret": ("pret a manger",),
-    "deutsche bahn": ("db vertrieb", "db fernverkehr", "bahn"),
-    "db": ("deutsche bahn", "db vertrieb"),
-    "bp": ("bp petrol", "bp connect"),
-    "o2": ("telefonica", "o2 uk"),
-    "ee": ("ee limited", "ee ltd"),
-    "hmrc": ("hm revenue",),
-    "british gas": ("britishgas",),
-    "wholefoods": ("whole foods",),
-    "whole foods": ("wholefoods",),
-    "costa": ("costa coffee",),
-    "caffe nero": ("caffè nero", "cafe nero", "nero"),
-    "starbucks": ("sbux",),
-    "apple": ("apple.com", "itunes"),
-    "google": ("google *", "google play"),
-    "disney+": ("disney plus", "disneyplus"),
-    "disney plus": ("disney+", "disneyplus"),
-}
-"""A brand as people say it → other names statements print."""
 
 _NOISE = frozenset("""card payment purchase pos visa debit credit contactless direct dd so fpo fpi bgc tfr
 transfer to from ref reference on at the ltd limited plc gmbh co uk gb de com www online
@@ -102,16 +60,15 @@ def words(text: str) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def variants(name: str) -> tuple[tuple[str, ...], ...]:
-    """The word sequences ``name`` may be printed as (itself, its aliases, a place's
-    local spelling), folded."""
+    """The word sequences ``name`` may be printed as (itself, a brand's other names, a
+    place's local spellings: the alias tables of ``records.merchants``), folded."""
     base = " ".join(name.casefold().split())
     forms = {base}
-    forms.update(BRANDS.get(base, ()))
-    for english, local in PLACES.items():
-        if base == english:
-            forms.add(local)
-        elif base == local:
-            forms.add(english)
+    for table in (PLACE_ALIASES, MERCHANT_ALIASES):
+        for canonical, spellings in table.items():
+            names = {canonical, *spellings}
+            if base in names or fold(base) in {fold(n) for n in names}:
+                forms |= names
     out = []
     for form in sorted(forms):
         folded = tuple(fold(form).split())
