@@ -372,6 +372,9 @@ class RecordsSettings(BaseModel):
 
     collection: str = "transactions"
     currency: str | None = Field(default=None, pattern=r"^[A-Za-z]{3}$")  # a statement's, when nothing in it tells
+    # Who plans a money question (docs/transactions.md): "auto" — the request's LLM when it can
+    # call tools (the offline rules are its fallback), else the rules; "rules" — always the rules.
+    planner: Literal["auto", "rules"] = "auto"
     truelayer: TrueLayerSettings = TrueLayerSettings()
 
     @field_validator("collection")

@@ -121,6 +121,7 @@ class Citation(BaseModel):
     source: str
     page: int | None = None
     score: float | None = None
+    transaction_ids: list[str] | None = None  # a figure of the records, or a statement line: the transactions behind it
 
 
 class Answer(BaseModel):

@@ -61,7 +61,10 @@ def test_an_aggregate_answer_shows_its_chart_and_table(setup) -> None:
     answer = _ask(page, "Where am I spending the most money?")
     truth = sorted(spending_by(setup["rows"], "category").items(), key=lambda kv: -kv[1])
     (top, spent) = truth[0][0][0], truth[0][1]
-    assert f"You spent the most on {top}: {spent:,.2f} GBP" in answer.locator(".answer-text").inner_text()
+    assert f"Spending by category over all your transactions: {top} {spent:,.2f} GBP" in \
+        answer.locator(".answer-text").inner_text()
+    assert answer.locator(".records-plan").inner_text() == \
+        "Computed: total spending, over all your transactions, by category"
     table = answer.locator(".records-table")
     assert table.locator("tbody tr").count() == 5
     assert table.locator("tbody tr").first.locator("td").nth(2).inner_text() == f"{spent:.2f}"
@@ -72,6 +75,12 @@ def test_an_aggregate_answer_shows_its_chart_and_table(setup) -> None:
     assert answer.locator(".records-chart figcaption").inner_text() == "Spending by category (GBP)"
     answer.locator(".answer-text button.cite").first.click()
     assert "highlight" in (table.locator("tbody tr").first.get_attribute("class") or "")
+    behind = [r.transaction_id for r in setup["rows"] if r.category == top and r.flow in ("spend", "refund")]
+    ids = answer.locator(".records-ids").inner_text()  # the transactions behind the figure, every one
+    assert ids.startswith(f"[1] spending on {top} over all your transactions, GBP: {len(behind)} transactions — ")
+    assert set(ids.split(" — ")[1].split(", ")) == set(behind)
+    table.locator("tbody tr").nth(1).click()  # a row shows its own
+    assert answer.locator(".records-ids").inner_text().startswith("[2] ")
     assert answer.locator("dialog[open]").count() == 0  # a row, not a passage dialog
     answer.locator(".report summary").click()
     assert "Route: records (money question: top categories" in answer.locator(".report-facts").inner_text()

@@ -11,6 +11,13 @@ in-stream error; ``Drip`` sends a 200 whose body comes a byte at a time and neve
 ends; ``Huge`` a well-formed answer of tens of megabytes (``server.spout.sent``
 counts the bytes written). Every request is recorded (path, headers, JSON body).
 
+A request that offers tools (OpenAI ``tools``, Anthropic ``tools``, Gemini
+``tools.functionDeclarations``) is answered with a call of the first tool when the
+behaviour is ``Reply(tool=…)``: the arguments (an object, raw text sent as it is,
+or a function of the request's JSON body) in the protocol's own shape — OpenAI's
+``tool_calls`` with a JSON string, Anthropic's ``tool_use`` block, Gemini's
+``functionCall``. Without ``tool`` the "model" ignores the tools and answers text.
+
     with FakeLLMServer("openai") as server:
         OpenAIGenerator(base_url=server.base_url, model="m", api_key="k")
 """
@@ -49,6 +56,7 @@ class Reply:
     chunk_delay: float = 0.0
     break_after: int | None = None  # close the stream after this many chunks
     error_event: bool = False  # send the provider's in-stream error after the first chunk
+    tool: dict[str, Any] | str | Callable[[dict[str, Any]], dict[str, Any] | str] | None = None  # tool-call arguments
 
 
 @dataclass
@@ -152,6 +160,39 @@ def _prompt_text(protocol: str, body: dict[str, Any]) -> str:
     if protocol == "gemini":
         return "\n".join(p.get("text", "") for c in body.get("contents", []) for p in c.get("parts", []))
     return "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+
+
+def offered_tool(protocol: str, body: dict[str, Any]) -> str | None:
+    """The name of the first tool a request offers, or None."""
+    tools = body.get("tools") or []
+    if not tools:
+        return None
+    if protocol == "openai":
+        return (tools[0].get("function") or {}).get("name")
+    if protocol == "gemini":
+        return ((tools[0].get("functionDeclarations") or [{}])[0]).get("name")
+    return tools[0].get("name")
+
+
+def _tool_reply(protocol: str, name: str, arguments: dict[str, Any] | str, model: str,
+                used: tuple[int, int]) -> dict[str, Any]:
+    n_in, n_out = used
+    if protocol == "openai":
+        raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        call = {"id": "call_fake", "type": "function", "function": {"name": name, "arguments": raw}}
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": None, "tool_calls": [call]},
+                             "finish_reason": "tool_calls"}],
+                "usage": {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}}
+    if protocol == "gemini":
+        return {"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": name,
+                                                                                      "args": arguments}}]},
+                                "finishReason": "STOP", "index": 0}], "modelVersion": model,
+                "usageMetadata": {"promptTokenCount": n_in, "candidatesTokenCount": n_out,
+                                  "totalTokenCount": n_in + n_out}}
+    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+            "content": [{"type": "tool_use", "id": "toolu_fake", "name": name, "input": arguments}],
+            "stop_reason": "tool_use", "usage": {"input_tokens": n_in, "output_tokens": n_out}}
 
 
 def _split(text: str, n: int) -> list[str]:
@@ -288,6 +329,11 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             model = body.get("model") or self.path.split("models/")[-1].split(":")[0]
             if isinstance(behaviour, Drip | Huge):
                 return self._flood(behaviour, protocol, model, streaming)
+            tool = offered_tool(protocol, body)
+            if tool is not None and behaviour.tool is not None and not streaming:
+                arguments = behaviour.tool(body) if callable(behaviour.tool) else behaviour.tool
+                used = (prompt_tokens(protocol, body), count_tokens(json.dumps(arguments)))
+                return self._json(200, _tool_reply(protocol, tool, arguments, model, used))
             prompt = _prompt_text(protocol, body)
             text = behaviour.text(prompt) if callable(behaviour.text) else behaviour.text
             text = quote_first_source(prompt) if text is None else text

@@ -65,7 +65,8 @@ def test_answers_from_the_right_source_with_citations(kb: Engine) -> None:
     assert data["language"] == "en"  # an English question: its fixed messages are English
     assert "RuBisCO" in answer.answer and "[1]" in answer.answer
     first = data["citations"][0]
-    assert set(first) == {"n", "chunk_id", "doc_id", "source", "page", "score"}
+    assert set(first) == {"n", "chunk_id", "doc_id", "source", "page", "score", "transaction_ids"}
+    assert first["transaction_ids"] is None  # a document's passage, not a transaction
     assert first["n"] == 1 and first["source"] == "photosynthesis.txt"
     assert data["grounding"]["supported"] >= 1 and data["grounding"]["unsupported"] == 0
     assert data["context"]["tokens"] > 0 and data["timings_ms"]["total"] > 0

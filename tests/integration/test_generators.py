@@ -4,6 +4,7 @@ and timeouts, errors mid-stream, keys from the environment; and the extractive o
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -292,3 +293,83 @@ def test_fake_gemini_server_satisfies_the_official_sdk() -> None:
         assert client.models.generate_content(model="m", contents="hi").text == "Hello there [1]."
         pieces = [c.text for c in client.models.generate_content_stream(model="m", contents="hi")]
         assert "".join(p or "" for p in pieces) == "Hello there [1]."
+
+
+# -- tool calls: the model made to call one function, its arguments back as JSON ----------
+TOOL_REQUEST = {"name": "money_query_plan", "description": "A plan.",
+                "parameters": {"type": "object", "properties": {"metric": {"type": "string", "enum": ["sum"]},
+                                                                "note": {"anyOf": [{"type": "string"},
+                                                                                   {"type": "null"}]}},
+                               "additionalProperties": False}}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_tool_call_speaks_each_wire_protocol(protocol: str) -> None:
+    from ragline.answer.generators import ToolCaller, ToolRequest
+
+    with FakeLLMServer(protocol, default=Reply(tool={"metric": "sum", "note": None})) as server:
+        gen = generator_for(server)
+        assert isinstance(gen, ToolCaller)
+        request = ToolRequest(system="Plan it.", user="Question: how much?", **TOOL_REQUEST)
+        assert gen.call_tool(request) == {"metric": "sum", "note": None}
+    assert request.usage.reported
+    body = server.requests[0].body
+    if protocol == "openai":
+        assert body["tool_choice"] == {"type": "function", "function": {"name": "money_query_plan"}}
+        assert body["tools"][0]["function"]["parameters"] == TOOL_REQUEST["parameters"]
+        assert body["messages"] == [{"role": "system", "content": "Plan it."},
+                                    {"role": "user", "content": "Question: how much?"}]
+    elif protocol == "anthropic":
+        assert body["tool_choice"] == {"type": "tool", "name": "money_query_plan"}
+        assert body["tools"][0]["input_schema"] == TOOL_REQUEST["parameters"] and body["system"] == "Plan it."
+    else:
+        declaration = body["tools"][0]["functionDeclarations"][0]
+        assert declaration["parameters"] == {"type": "object", "properties": {
+            "metric": {"type": "string", "enum": ["sum"]}, "note": {"type": "string", "nullable": True}}}
+        assert body["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"] == ["money_query_plan"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_model_that_calls_no_tool_or_sends_garbage_is_an_error(protocol: str) -> None:
+    from ragline.answer.generators import ToolRequest
+
+    for reply, problem in ((Reply("Just text."), "did not call money_query_plan"),
+                           (Reply(tool="[1, 2]" if protocol == "openai" else [1, 2]), "tool arguments")):
+        with FakeLLMServer(protocol, default=reply) as server:
+            with pytest.raises(GeneratorError, match=problem):
+                generator_for(server).call_tool(ToolRequest(system="s", user="u", **TOOL_REQUEST))
+
+
+def test_fake_tool_calls_satisfy_the_official_sdks() -> None:
+    openai = pytest.importorskip("openai")
+    anthropic = pytest.importorskip("anthropic")
+    pytest.importorskip("google.genai")
+    from google import genai
+    from google.genai import types
+
+    arguments = {"metric": "sum", "filters": {"merchants": ["Tesco"]}}
+    tool = {"type": "function", "function": {"name": "money_query_plan", "parameters": {"type": "object"}}}
+    with FakeLLMServer("openai", default=Reply(tool=arguments)) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="k", max_retries=0)
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], tools=[tool],
+                                               tool_choice={"type": "function", "function": {"name": "money_query_plan"}})
+        (call,) = reply.choices[0].message.tool_calls
+        assert (call.function.name, json.loads(call.function.arguments)) == ("money_query_plan", arguments)
+        assert reply.choices[0].finish_reason == "tool_calls"
+    with FakeLLMServer("anthropic", default=Reply(tool=arguments)) as server:
+        client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{server.port}", api_key="k", max_retries=0)
+        message = client.messages.create(model="m", max_tokens=50, messages=[{"role": "user", "content": "hi"}],
+                                         tools=[{"name": "money_query_plan", "input_schema": {"type": "object"}}],
+                                         tool_choice={"type": "tool", "name": "money_query_plan"})
+        (block,) = message.content
+        assert (block.type, block.name, block.input) == ("tool_use", "money_query_plan", arguments)
+    with FakeLLMServer("gemini", default=Reply(tool=arguments)) as server:
+        client = genai.Client(api_key="k", http_options=types.HttpOptions(
+            base_url=f"http://127.0.0.1:{server.port}", api_version="v1beta"))
+        declaration = types.FunctionDeclaration(name="money_query_plan", parameters={"type": "OBJECT"})
+        response = client.models.generate_content(
+            model="m", contents="hi", config=types.GenerateContentConfig(
+                tools=[types.Tool(function_declarations=[declaration])],
+                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)))
+        (call,) = response.function_calls
+        assert (call.name, call.args) == ("money_query_plan", arguments)

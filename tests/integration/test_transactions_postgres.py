@@ -36,3 +36,33 @@ def test_transactions_table_has_the_tenant_wall(tmp_path, pg_url) -> None:  # no
         assert len(store.records.find_transactions(Scope("other", ("t",), "ann"), TransactionQuery())) == 1
     finally:
         store.close()
+
+
+def test_plans_execute_alike_on_sqlite_and_postgresql(tmp_path, pg_url) -> None:  # noqa: F811
+    from datetime import date
+
+    from ragline.engine import Engine
+    from ragline.records.exact import PlanExecutor
+    from ragline.settings import EmbedderSettings
+
+    from tests.unit.test_query_plan import ANN, ROWS, TODAY, plan
+
+    plans = [plan(filters={"merchants": ("Tesco",)}, periods=("September 2026",)),
+             plan(filters={"places": ("Munich",), "currency": "EUR"}),
+             plan(metric="compare", filters={"categories": ("Groceries",)}, periods=("September 2026", "August 2026")),
+             plan(metric="recurring", filters={"kinds": ("gym",)}), plan(flow="savings"), plan(flow="net"),
+             plan(metric="average", per="month", filters={"categories": ("Groceries",)}),
+             plan(metric="max", limit=3), plan(group_by="category")]
+    answers = []
+    for i, store in enumerate((None, StoreSettings(url=pg_url, pool_size=2))):
+        settings = Settings(home=tmp_path / f"home{i}", embedder=EmbedderSettings(name="hashing"),
+                            **({"store": store} if store else {}))
+        engine = Engine(settings)
+        try:
+            engine.transactions.put(ROWS, ANN)
+            executor = PlanExecutor(engine.store.records, ANN, TODAY)
+            answers.append([executor.run(p).to_dict() for p in plans])
+        finally:
+            engine.close()
+    assert answers[0] == answers[1]
+    assert date.fromisoformat(answers[0][0]["plan"]["periods"][0]["start"]) == date(2026, 9, 1)

@@ -132,7 +132,7 @@ def test_connect_through_the_engine_and_the_cli(tmp_path) -> None:
             since = str(TODAY - timedelta(days=29))
             expected = {account["currency"]: f"{_spent(items, 'Shop 1', since):.2f}"
                         for account, items in ACCOUNTS.values()}
-            assert answer["route"]["merchant"] == "Shop 1"
+            assert answer["route"]["plan"]["filters"]["merchants"] == ["Shop 1"]
             assert {row[0]: row[1] for row in answer["records"]["table"]["rows"]} == expected
         finally:
             engine.close()

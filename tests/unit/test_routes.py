@@ -106,3 +106,40 @@ def test_bad_input_raises_before_any_route_is_asked(kb: Engine) -> None:
 def test_a_router_needs_a_route() -> None:
     with pytest.raises(ValueError, match="at least one route"):
         Router([], lambda name: None)  # type: ignore[arg-type,return-value]
+
+
+def test_a_mixed_question_is_split_and_both_halves_are_answered(kb: Engine, tmp_path) -> None:
+    kb.transactions.today = date(2025, 1, 20)
+    (tmp_path / "ann.csv").write_bytes(CSV)
+    kb.transactions.import_file(tmp_path / "ann.csv", ANN)
+    stream = kb.ask_stream("How much did I spend at Tesco this month, and what is the overdraft fee?", ANN)
+    events = list(stream)
+    done = events[-1]["answer"]
+    assert "".join(e["text"] for e in events if e["type"] == "delta") == done["answer"]  # streamed as it reads
+    first, second = done["answer"].split("\n\n")
+    assert first == "Spending at Tesco this month: 42.50 GBP, 1 payment [1]."
+    assert second.startswith("On “What is the overdraft fee?”:") and "5 euros a day" in second and "[2]" in second
+    (records, fees) = done["citations"]
+    assert (records["n"], records["transaction_ids"]) == (1, [kb.transactions.list(ANN)[-1].transaction_id])
+    assert (fees["n"], fees["source"]) == (2, "fees.md")  # the documents' [1], numbered after the records'
+    assert [k["n"] for k in done["context"]["kept"]] == [2]  # its passage numbered as it is cited
+    assert [p["name"] for p in done["route"]["parts"]] == ["records", "retrieval"]
+    assert done["records"]["table"]["rows"] == [["GBP", "42.50", 1, "0.00"]]
+
+
+def test_the_half_that_finds_no_answer_says_so(kb: Engine, tmp_path) -> None:
+    kb.transactions.today = date(2025, 1, 20)
+    (tmp_path / "ann.csv").write_bytes(CSV)
+    kb.transactions.import_file(tmp_path / "ann.csv", ANN)
+    answer = kb.ask("How much did I spend at the gym this month, and what is the capital of Peru?", ANN).to_dict()
+    assert answer["answer"].startswith("Spending on the gym this month: 30.00 GBP")
+    assert "On “What is the capital of Peru?”: " in answer["answer"]
+    assert answer["route"]["parts"][1]["abstained"] is True and not answer["abstained"]
+
+
+def test_citation_marks_split_across_deltas_are_renumbered_whole() -> None:
+    from ragline.answer.route import Renumber
+
+    renumber = Renumber(3)
+    pieces = [renumber.feed(t) for t in ("The fee is 5 euros [", "1", "] and 2% [2", "].")]
+    assert "".join(pieces) + renumber.flush() == "The fee is 5 euros [4] and 2% [5]."

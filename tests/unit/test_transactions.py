@@ -92,8 +92,11 @@ def _expected_ranking(rows: list[Row], field: str, **period) -> list[list]:
 @pytest.mark.parametrize("owner", ["ann", "bob"])
 def test_where_am_i_spending_the_most(world, owner: str) -> None:
     answer = _ask(world, "Where am I spending the most money?", ANN if owner == "ann" else BOB)
-    assert answer["route"]["name"] == "records" and answer["route"]["intent"] == "top_categories"
+    assert answer["route"]["name"] == "records" and answer["route"]["planner"] == "rules"
+    plan = answer["route"]["plan"]
+    assert (plan["metric"], plan["flow"], plan["group_by"]) == ("sum", "spend", "category")
     assert "top categories" in answer["route"]["reason"]
+    assert answer["records"]["stated"] == "total spending, over all your transactions, by category"
     got = [[r[0], r[1], r[2], r[4]] for r in _table(answer)]
     assert got == _expected_ranking(world[owner], "category")
     top = got[0]
@@ -106,6 +109,8 @@ def test_where_am_i_spending_the_most(world, owner: str) -> None:
                                   and r.currency == top[1])
     ids = {r.transaction_id for r in world[owner]}
     assert source["transaction_ids"] and set(source["transaction_ids"]) <= ids  # only this owner's rows
+    assert len(source["transaction_ids"]) == source["count"]  # every transaction behind the figure
+    assert answer["citations"][0]["transaction_ids"] == source["transaction_ids"]
 
 
 def test_owners_never_see_each_others_transactions(world) -> None:
@@ -124,13 +129,14 @@ def test_owners_never_see_each_others_transactions(world) -> None:
 
 def test_spend_in_a_period_on_a_category(world) -> None:
     answer = _ask(world, "How much did I spend on groceries last month?")
-    route = answer["route"]
-    assert (route["intent"], route["category"], route["period"]["start"], route["period"]["end"]) == (
-        "total_spend", "Groceries", "2024-12-01", "2024-12-31")
+    plan = answer["route"]["plan"]
+    assert (plan["metric"], plan["filters"]["categories"], plan["periods"][0]["start"], plan["periods"][0]["end"]) == (
+        "sum", ["Groceries"], "2024-12-01", "2024-12-31")
     expected = spending_by(world["ann"], "category", date(2024, 12, 1), date(2024, 12, 31))[("Groceries", "GBP")]
     (row,) = _table(answer)
     assert (row[0], row[1]) == ("GBP", f"{expected:.2f}")
-    assert f"{expected:,.2f} GBP on Groceries last month (December 2024)" in answer["answer"]
+    # The plan in words, then the figure.
+    assert answer["answer"].startswith(f"Spending on Groceries last month (December 2024): {expected:,.2f} GBP")
 
 
 def test_income_versus_spending_last_year(world) -> None:
@@ -140,12 +146,12 @@ def test_income_versus_spending_last_year(world) -> None:
     income = truth[("income", "EUR")]
     assert _table(answer) == [["EUR", f"{income:.2f}", f"{spent:.2f}", f"{income - spent:.2f}"]]
     assert ("transfer", "EUR") in truth  # transfers exist and are neither income nor spending
-    assert "Last year (2024)" in answer["answer"]
+    assert answer["answer"].startswith("Income and spending last year (2024): income")
 
 
 def test_largest_transactions_and_month_over_month(world) -> None:
     answer = _ask(world, "What were my 3 largest purchases this year?")  # 2025: nothing yet
-    assert _table(answer) == [] and "no payments" in answer["answer"]
+    assert _table(answer) == [] and answer["answer"].startswith("No spending apart from cash withdrawals this year (2025)")
     answer = _ask(world, "What were my 3 largest purchases last year?")
     spends = sorted((r for r in world["ann"] if r.flow == "spend" and r.day.year == 2024),
                     key=lambda r: (r.currency, r.amount, -r.day.toordinal()))
@@ -157,17 +163,21 @@ def test_largest_transactions_and_month_over_month(world) -> None:
     months = {m: spending_by(world["ann"], "currency", date(2024, m, 1), date(2024, m, 30 if m == 11 else 31))
               for m in (11, 12)}
     gbp = [row for row in _table(answer) if row[1] == "GBP"]
-    assert [(r[0], r[2]) for r in gbp] == [("2024-11", f"{months[11][('GBP', 'GBP')]:.2f}"),
-                                           ("2024-12", f"{months[12][('GBP', 'GBP')]:.2f}")]
+    assert [(r[0], r[2]) for r in gbp] == [("November 2024", f"{months[11][('GBP', 'GBP')]:.2f}"),
+                                           ("December 2024", f"{months[12][('GBP', 'GBP')]:.2f}")]
     assert truth[("GBP", "GBP")] == months[11][("GBP", "GBP")] + months[12][("GBP", "GBP")]
     assert "December 2024" in answer["answer"] and "November 2024" in answer["answer"]
 
 
 def test_recurring_payments(world) -> None:
-    answer = _ask(world, "What subscriptions am I paying for?")
+    answer = _ask(world, "What subscriptions am I paying for?")  # subscriptions: streaming, software, news
+    assert {(row[0], row[2]) for row in _table(answer)} == {("Netflix", "10.99"), ("Spotify", "11.99")}
+    answer = _ask(world, "What are my recurring payments?")  # everything that repeats
     found = {(row[0], row[2]) for row in _table(answer)}
     assert {("Netflix", "10.99"), ("Spotify", "11.99"), ("PureGym", "24.99"), ("Homelet", "1250.00")} <= found
     assert all(name not in {"Tesco", "Amazon", "Uber"} for name, _ in found)  # irregular amounts: not recurring
+    assert _ask(world, "What does the gym cost me?")["answer"].startswith(
+        "Recurring payments on the gym: PureGym 24.99 GBP a month [1]")
 
 
 def test_other_questions_go_to_retrieval_and_say_why(world) -> None:

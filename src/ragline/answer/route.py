@@ -26,11 +26,22 @@ returns the typed ``Answer``; the router adds the ``done`` event, the answer's
 ``route`` and ``language`` when the route did not set them, and the bookkeeping
 (``on_answer``). ``Asked.language`` is the language the answer's fixed messages
 are in (``ragline.messages``), decided once per question by the router.
+
+A route may take part of a question and hand the rest on: its ``Decision.rest``
+is that rest, a question of its own ("what is the fee for paying abroad?" out of
+"How much did I spend at Tesco, and what is the fee for paying abroad?"). The
+router streams the taker's answer, then asks the routes after the taker about the
+rest and streams that answer under a line naming it, its ``[n]`` renumbered after
+the first part's; the ``done`` answer joins both (``joined``): the texts, the
+citations, the first part's records, the second's context and grounding, and a
+``route`` with both ``parts``. A route that hands nothing on (``rest`` None) is
+answered exactly as before.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
@@ -39,6 +50,7 @@ from ..errors import ConfigError
 from ..messages import DEFAULT_LANGUAGE, choose_language
 from ..models import Scope
 from ..store.filters import Filters
+from .context import RAGContext
 from .generators import Generator
 from .types import Answer, AnswerEvents, AnswerStream, Event
 
@@ -74,6 +86,7 @@ class Decision:
     taken: bool
     reason: str  # "" for a route that takes every question (the documents)
     plan: Any = None
+    rest: str | None = None  # the part of the question this route leaves to the routes after it
 
 
 class Route(Protocol):
@@ -152,6 +165,8 @@ class Router:
             # The route taken, and why: its own reason, or (the last route's, which takes every
             # question and has none) the reasons the routes before it declined the question.
             answer.route = {"name": route.name, "reason": decision.reason or "; ".join(declined)}
+        if decision.rest and route is not self.routes[-1]:
+            answer = yield from self._rest(asked, decision.rest, route, answer, generator)
         stream.answer = answer
         if self.on_answer is not None:
             try:
@@ -160,12 +175,103 @@ class Router:
                 log.exception("recording an answer's usage failed")
         yield {"type": "done", "answer": answer.to_dict()}
 
-    def _decide(self, asked: Asked) -> tuple[Route, Decision, list[str]]:
+    def _rest(self, asked: Asked, rest: str, taker: Route, first: Answer, generator: Generator) -> AnswerEvents:
+        """The rest of a question a route handed on, answered by the routes after it and
+        streamed after the first part (see the module docstring)."""
+        later = self.routes[self.routes.index(taker) + 1:]
+        rest_asked = replace(asked, question=rest, turn=None)
+        route, decision, declined = self._decide(rest_asked, later)
+        shift = max((c.n for c in first.citations), default=0)
+        head = f"\n\n{HANDED_ON.format(rest)} "
+        yield {"type": "delta", "text": head}
+        renumber = Renumber(shift)
+        answers = route.answer(rest_asked, decision, generator)
+        while True:
+            try:
+                event = next(answers)
+            except StopIteration as done:
+                second: Answer = done.value
+                break
+            if event.get("type") == "delta":
+                text = renumber.feed(event["text"])
+                if text:
+                    yield {**event, "text": text}
+            elif event.get("type") == "restart":  # the second part starts again: so does the whole text
+                renumber = Renumber(shift)
+                yield event
+                yield {"type": "delta", "text": first.answer + head}
+            else:
+                yield event
+        tail = renumber.flush()
+        if tail:
+            yield {"type": "delta", "text": tail}
+        second.route = second.route or {"name": route.name, "reason": decision.reason or "; ".join(declined)}
+        return joined(first, second, rest, shift, head)
+
+    def _decide(self, asked: Asked, routes: Sequence[Route] | None = None) -> tuple[Route, Decision, list[str]]:
+        routes = self.routes if routes is None else routes
+        if len(routes) == 1:
+            return routes[0], routes[0].decide(asked), []
         declined: list[str] = []
-        for route in self.routes[:-1]:
+        for route in routes[:-1]:
             decision = route.decide(asked)
             if decision.taken:
                 return route, decision, declined
             declined.append(decision.reason)
-        last = self.routes[-1]
+        last = routes[-1]
         return last, last.decide(asked), declined
+
+
+HANDED_ON = "On “{}”:"
+"""The line before the answer to the rest of a question a route handed on."""
+
+
+class Renumber:
+    """Shifts the ``[n]`` citation marks of streamed text by ``shift``; a mark cut
+    between two deltas ("[1" … "2]") waits for its end."""
+
+    def __init__(self, shift: int) -> None:
+        self.shift = shift
+        self.pending = ""
+
+    def feed(self, text: str) -> str:
+        text = self.pending + text
+        cut = re.search(r"\[\d*$", text)
+        self.pending = text[cut.start():] if cut else ""
+        text = text[:cut.start()] if cut else text
+        return shifted(text, self.shift)
+
+    def flush(self) -> str:
+        out, self.pending = self.pending, ""
+        return out
+
+
+def shifted(text: str, shift: int) -> str:
+    return re.sub(r"\[(\d+)\]", lambda m: f"[{int(m[1]) + shift}]", text) if shift else text
+
+
+def joined(first: Answer, second: Answer, rest: str, shift: int, head: str) -> Answer:
+    """One answer of two parts: ``first`` (the taker's) then ``second`` (the rest's),
+    its citations renumbered after the first's."""
+    citations = list(first.citations) + [replace(c, n=c.n + shift) for c in second.citations]
+    route = dict(first.route or {})
+    route["parts"] = [{"name": (first.route or {}).get("name"), "reason": (first.route or {}).get("reason"),
+                       "question": first.question},
+                      {"name": (second.route or {}).get("name"), "reason": (second.route or {}).get("reason"),
+                       "question": rest, "abstained": second.abstained}]
+    usage = first.usage or second.usage
+    if first.usage and second.usage:
+        usage = {**first.usage, "input_tokens": first.usage.get("input_tokens", 0) + second.usage.get("input_tokens", 0),
+                 "output_tokens": first.usage.get("output_tokens", 0) + second.usage.get("output_tokens", 0)}
+    timings = {k: first.timings_ms.get(k, 0.0) + second.timings_ms.get(k, 0.0)
+               for k in set(first.timings_ms) | set(second.timings_ms)}
+    # The second part's sources keep their numbers as cited: shifted like its citations.
+    context = RAGContext(context=second.context.context, sources=[replace(s, n=s.n + shift)
+                                                                  for s in second.context.sources],
+                         dropped=second.context.dropped, enabled=second.context.enabled, tokens=second.context.tokens)
+    return Answer(question=f"{first.question} {rest}".strip(), answer=first.answer + head + shifted(second.answer, shift),
+                  citations=citations, abstained=first.abstained and second.abstained, generator=first.generator,
+                  context=context, grounding=second.grounding,
+                  fallback_reason=first.fallback_reason or second.fallback_reason, timings_ms=timings,
+                  search_mode=second.search_mode, degraded=second.degraded, route=route, records=first.records,
+                  usage=usage)

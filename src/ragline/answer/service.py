@@ -504,6 +504,14 @@ class Answerer:
         self._generators.clear()
 
 
+def _statement_line(hit: Hit) -> list[str] | None:
+    """A line of a transactions statement cites its transaction (the chunk's section is
+    its id, ``records.documents``); any other passage cites none."""
+    if (hit.metadata or {}).get("kind") == "transactions" and hit.section:
+        return [hit.section]
+    return None
+
+
 def _citations(answer: Answer, context: RAGContext) -> list[Citation]:
     cited = sorted({n for s in answer.grounding.sentences for n in s.cited if context.source(n) is not None})
     if not answer.grounding.sentences:  # no sentence structure found: fall back to a raw scan
@@ -518,5 +526,6 @@ def _citations(answer: Answer, context: RAGContext) -> list[Citation]:
                             # The question–passage cosine when known: comparable across answers,
                             # unlike a fused rank score (the top hit of weighted fusion is always 1).
                             page=source.page,
-                            score=source.relevance if source.relevance is not None else source.hit.score))
+                            score=source.relevance if source.relevance is not None else source.hit.score,
+                            transaction_ids=_statement_line(source.hit)))
     return out

@@ -4,9 +4,9 @@ stream of events an answer arrives in (``AnswerStream``).
 ``Answer.to_dict()`` is the wire shape shared by the CLI (``--json``), the REST API
 and the streaming ``done`` event::
 
-    {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score"}],
+    {"answer", "citations": [{"n", "chunk_id", "doc_id", "source", "page", "score", "transaction_ids"}],
      "abstained", "generator", "fallback_reason", "language",
-     "grounding": {"supported", "unsupported", "uncited"},
+     "grounding": {"supported", "unsupported", "uncited", "wrong_number", "wrong_entity", "action", "claims"},
      "context": {"kept", "dropped", "tokens"}, "timings_ms": {"embed", "search", "generate", "total"},
      "route": {"name", "reason", …} (when the engine routes questions), "records": {…} (an exact answer),
      "usage": {"model", "input_tokens", "output_tokens", "reported"} (when an LLM answered)}
@@ -37,7 +37,9 @@ Event = dict[str, Any]
 
 @dataclass(frozen=True)
 class Citation:
-    """A numbered source the answer cites; ``n`` matches the ``[n]`` in the text."""
+    """A numbered source the answer cites; ``n`` matches the ``[n]`` in the text.
+    ``transaction_ids``: the transactions behind it, when it is a figure of the
+    records or a line of a statement (null otherwise)."""
 
     n: int
     chunk_id: str
@@ -45,12 +47,14 @@ class Citation:
     source: str
     page: int | None
     score: float
+    transaction_ids: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # ``source`` is uploaded data (a record id may hold markdown or "SYSTEM:"); the
         # chat endpoint and the CLI print it under the answer, so it goes out inert.
         return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": inline(self.source),
-                "page": self.page, "score": round(float(self.score), 6)}
+                "page": self.page, "score": round(float(self.score), 6),
+                "transaction_ids": None if self.transaction_ids is None else [inline(t) for t in self.transaction_ids]}
 
 
 @dataclass

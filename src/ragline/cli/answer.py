@@ -24,7 +24,10 @@ def _print_sources(data: dict[str, Any]) -> None:
         source = kept.get(citation["n"], {})
         where = citation["source"] + (f", p. {citation['page']}" if citation["page"] is not None else "")
         title = f"{source['title']} — " if source.get("title") else ""
-        out.print(f"[{citation['n']}] {title}{where}", markup=False, highlight=False)
+        ids = citation.get("transaction_ids") or []
+        behind = (f" (transactions: {', '.join(ids[:8])}{f', … {len(ids)} in all' if len(ids) > 8 else ''})"
+                  if ids else "")
+        out.print(f"[{citation['n']}] {title}{where}{behind}", markup=False, highlight=False)
 
 
 def _notes(data: dict[str, Any]) -> None:

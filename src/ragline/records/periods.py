@@ -66,6 +66,7 @@ def _count(word: str) -> int:
 def parse_period(text: str, today: date) -> Period | None:
     """The period ``text`` names, or None."""
     q = " ".join(text.lower().split())
+    q = re.sub(r"\b(?:the )?(?:start|beginning) of (?=" + _MONTH[1:], "", q)  # "since the start of September"
     for parse in (_relative, _range, _since, _season, _month, _year):
         found = parse(q, today)
         if found is not None:
@@ -92,8 +93,6 @@ def _relative(q: str, today: date) -> Period | None:
     m = re.search(r"\b(this|last|previous|past)\s+(week|month|quarter|year)\b", q)
     if m:
         return _calendar(m[1], m[2], today)
-    if re.search(r"\bso far\b", q):
-        return Period(today.replace(day=1), today, "this month")
     return None
 
 

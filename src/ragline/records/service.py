@@ -10,7 +10,6 @@ its owner, written through the ingest side the engine hands in (``TextIndex``).
 from __future__ import annotations
 
 import builtins
-import time
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -25,13 +24,10 @@ from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, 
 from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .categories import Categorizer, categorise, user_label
 from .merchants import merchant_matches
-from .exact import ExactAnswerer
 from .importers import ImportOptions, ImportResult, import_transactions
-from .phrasing import records_answer
-from .router import MoneyRoute, classify, route
 
 if TYPE_CHECKING:
-    from ..answer import Answer, Generator
+    from ..answer import Generator
     from ..answer.route import Asked, Decision, Route
     from ..answer.types import AnswerEvents
     from ..embed import Embedder
@@ -324,34 +320,8 @@ class Transactions:
         self._text_scope(scope)
         return self.records.aggregate_transactions(scope, query, by)
 
-    # -- the exact-answer route -----------------------------------------------------------
-    def route(self, question: str, scope: Scope) -> MoneyRoute:
-        """Where ``question`` goes for this scope: the records when it is a money
-        question and the scope has an owner with transactions; retrieval otherwise."""
-        intent, reason = classify(question)
-        if intent is None:
-            return MoneyRoute("retrieval", reason)
-        if scope.owner is None:
-            return MoneyRoute("retrieval", f"{reason}; but no owner is named, and transactions belong to one")
-        records = self.records
-        everything = TransactionQuery()
-        if not records.aggregate_transactions(scope, everything, "currency"):
-            return MoneyRoute("retrieval", f"{reason}; but {scope.owner!r} has no transactions")
-        categories = [a.key for a in records.aggregate_transactions(scope, everything, "category") if a.key]
-        merchants = [a.key for a in records.aggregate_transactions(scope, everything, "merchant") if a.key]
-        return route(question, categories=categories, merchants=merchants, today=self._today())
-
     def _today(self) -> date:
         return self.today or date.today()
-
-    def answer(self, question: str, scope: Scope, routed: MoneyRoute, generator: Generator | None = None) -> Answer:
-        """The exact answer to a routed money question; phrased by ``generator`` from the
-        computed figures only when it is an LLM (the template otherwise, or when it fails)."""
-        started = time.perf_counter()
-        exact = ExactAnswerer(self.records, scope, self._today()).answer(routed)
-        answer = records_answer(question, exact, routed, generator, self.settings.generator)
-        answer.timings_ms["total"] = (time.perf_counter() - started) * 1000
-        return answer
 
 
 class OwnTextRoute:

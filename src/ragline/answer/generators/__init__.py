@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from .base import GenerationRequest, Generator
+from .base import GenerationRequest, Generator, ToolCaller, ToolRequest
 from .registry import GENERATORS, ProviderSpec, allowed_generators, make_generator
 
-__all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "allowed_generators", "make_generator"]
+__all__ = ["GENERATORS", "GenerationRequest", "Generator", "ProviderSpec", "ToolCaller", "ToolRequest", "allowed_generators",
+           "make_generator"]

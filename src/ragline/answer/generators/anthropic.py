@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import GeneratorError
-from .base import GenerationRequest
-from .http import HTTPGenerator, parse_json_event
+from .base import GenerationRequest, ToolRequest
+from .http import HTTPGenerator, parse_json_event, tool_arguments
 
 API_VERSION = "2023-06-01"
 
@@ -41,6 +41,26 @@ class AnthropicGenerator(HTTPGenerator):
         if not text.strip():
             raise GeneratorError(f"{self.name}: empty answer (stop_reason {data.get('stop_reason')!r})")
         return text
+
+    def call_tool(self, request: ToolRequest) -> dict[str, Any]:
+        """``tools`` with one tool and ``tool_choice: {"type": "tool"}``; the arguments
+        from the reply's ``tool_use`` block (``input``, an object)."""
+        body = {"model": self.model, "max_tokens": request.max_output_tokens, "system": request.system,
+                "temperature": request.temperature, "messages": [{"role": "user", "content": request.user}],
+                "tools": [{"name": request.name, "description": request.description,
+                           "input_schema": request.parameters}],
+                "tool_choice": {"type": "tool", "name": request.name}}
+        data = self.http.post_json(f"{self.base_url}/messages", body, self._headers())
+        if data.get("type") == "error":
+            raise GeneratorError(f"{self.name}: {(data.get('error') or {}).get('message', data)}")
+        usage = data.get("usage") or {}
+        request.usage.set(usage.get("input_tokens"), usage.get("output_tokens"))
+        uses = [b for b in data.get("content") or [] if isinstance(b, dict) and b.get("type") == "tool_use"
+                and b.get("name") == request.name]
+        if not uses:
+            raise GeneratorError(f"{self.name}: the model did not call {request.name} "
+                                 f"(stop_reason {data.get('stop_reason')!r})")
+        return tool_arguments(self.name, uses[0].get("input"))
 
     def _stream(self, request: GenerationRequest) -> Iterator[str]:
         produced = finished = False

@@ -84,6 +84,16 @@ class HTTPGenerator(CallsProvider):
         raise NotImplementedError
 
 
+def tool_arguments(generator: str, raw: Any) -> dict[str, Any]:
+    """A tool call's arguments as a JSON object (OpenAI sends them as a JSON string,
+    Anthropic and Gemini as an object), or ``GeneratorError`` naming the generator."""
+    if isinstance(raw, str):
+        return json_object(generator, "tool arguments", raw, GeneratorError)
+    if not isinstance(raw, dict):
+        raise GeneratorError(f"{generator}: tool arguments are not an object: {str(raw)[:200]!r}")
+    return raw
+
+
 def parse_json_event(generator: str, event: ServerSentEvent) -> dict[str, Any]:
     """An event's data as a JSON object, or ``GeneratorError`` naming the generator."""
     return json_object(generator, "event data", event.data, GeneratorError)

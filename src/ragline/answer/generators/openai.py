@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...errors import GeneratorError
-from .base import GenerationRequest
-from .http import HTTPGenerator, parse_json_event
+from .base import GenerationRequest, ToolRequest
+from .http import HTTPGenerator, parse_json_event, tool_arguments
 
 
 class OpenAIGenerator(HTTPGenerator):
@@ -36,6 +36,31 @@ class OpenAIGenerator(HTTPGenerator):
             raise GeneratorError(f"{self.name}: empty answer (finish_reason "
                                  f"{data['choices'][0].get('finish_reason')!r})")
         return content
+
+    def call_tool(self, request: ToolRequest) -> dict[str, Any]:
+        """``tools`` with one function and ``tool_choice`` naming it; the arguments
+        from ``choices[0].message.tool_calls[0].function.arguments`` (a JSON string)."""
+        body = {"model": self.model, "temperature": request.temperature, "max_tokens": request.max_output_tokens,
+                "messages": [{"role": "system", "content": request.system},
+                             {"role": "user", "content": request.user}],
+                "tools": [{"type": "function", "function": {"name": request.name, "description": request.description,
+                                                            "parameters": request.parameters}}],
+                "tool_choice": {"type": "function", "function": {"name": request.name}}}
+        data = self.http.post_json(f"{self.base_url}/chat/completions", body, self._headers())
+        usage = data.get("usage")
+        if isinstance(usage, dict):
+            request.usage.set(usage.get("prompt_tokens"), usage.get("completion_tokens"))
+        try:
+            message = data["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise GeneratorError(f"{self.name}: reply has no choices[0].message: {str(data)[:200]}") from exc
+        calls = [c.get("function") or {} for c in message.get("tool_calls") or [] if isinstance(c, dict)]
+        chosen = [c for c in calls if c.get("name") == request.name]
+        if not chosen:
+            said = (message.get("content") or "")[:120]
+            raise GeneratorError(f"{self.name}: the model did not call {request.name}"
+                                 + (f" (it said {said!r})" if said else ""))
+        return tool_arguments(self.name, chosen[0].get("arguments"))
 
     def _stream(self, request: GenerationRequest) -> Iterator[str]:
         url = f"{self.base_url}/chat/completions"

@@ -1,6 +1,8 @@
-// An exact answer's evidence (answer.records): a bar chart of its figures and the
-// table behind them. Its citations point at table rows: show(n) highlights the row
-// of source n. Bars of different currencies are never drawn on one scale.
+// An exact answer's evidence (answer.records): the plan in words, a bar chart of its
+// figures and the table behind them. Its citations point at table rows: show(n)
+// highlights the row of source n and lists the transactions behind that figure (their
+// ids, as the records keep them); clicking a row does the same. Bars of different
+// currencies are never drawn on one scale.
 import { h } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -20,19 +22,30 @@ export function recordsPanel(records) {
       h("thead", {}, h("tr", {}, table.columns.map((c, j) => h("th", { scope: "col", class: numeric(table, j) ? "num" : null }, c)))),
       h("tbody", {}, rows))) : null;
   const charts = records.chart && Array.isArray(records.chart.bars) ? barCharts(records.chart) : [];
-  const el = h("section", { class: "records", "aria-label": "The figures behind this answer" }, charts, tableEl);
+  const stated = records.stated ? h("p", { class: "records-plan" }, `Computed: ${records.stated}`) : null;
+  const ids = h("p", { class: "records-ids", "aria-live": "polite" });
+  const el = h("section", { class: "records", "aria-label": "The figures behind this answer" },
+    stated, charts, tableEl, ids);
   const sources = new Map((records.sources || []).map((s) => [Number(s.n), s]));
-  return {
-    el,
-    show(n) {
-      const source = sources.get(Number(n));
-      rows.forEach((tr) => tr.classList.remove("highlight"));
-      const tr = source && source.row !== null && source.row !== undefined ? rows[source.row] : null;
-      if (!tr) return;
-      tr.classList.add("highlight");
-      tr.scrollIntoView({ block: "nearest" });
-    },
+  const byRow = new Map((records.sources || []).filter((s) => s.row !== null && s.row !== undefined)
+    .map((s) => [Number(s.row), s]));
+  const show = (source) => {
+    rows.forEach((tr) => tr.classList.remove("highlight"));
+    const tr = source && source.row !== null && source.row !== undefined ? rows[source.row] : null;
+    if (!tr) return;
+    tr.classList.add("highlight");
+    tr.scrollIntoView({ block: "nearest" });
+    const list = source.transaction_ids || [];
+    ids.textContent = list.length
+      ? `[${source.n}] ${source.label}: ${list.length} transaction${list.length === 1 ? "" : "s"} — ${list.join(", ")}`
+      : "";
   };
+  rows.forEach((tr, i) => {
+    if (!byRow.has(i)) return;
+    tr.classList.add("linked");
+    tr.addEventListener("click", () => show(byRow.get(i)));
+  });
+  return { el, show(n) { show(sources.get(Number(n))); } };
 }
 
 /** A column is numeric when every non-empty cell is a number (or a percentage). */
