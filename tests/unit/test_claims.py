@@ -171,3 +171,12 @@ def test_in_a_list_of_pairs_both_values_share_a_clause() -> None:
     rates = Passage.of(1, "Rates: 3 months 2.10%, 12 months 2.75%, 24 months 2.60% per year.")
     assert check_claim("A 24-month deposit pays 2.60% [1].", [1], [rates]).status == "supported"  # type: ignore[union-attr]
     assert check_claim("A 24-month deposit pays 2.75% [1].", [1], [rates]).status == "wrong_entity"  # type: ignore[union-attr]
+
+
+def test_a_money_question_naming_what_no_filter_took_says_so() -> None:
+    from ragline.records.parser import _unread
+    from ragline.records.plan import PlanFilters
+
+    assert _unread("How much did I spend on presents and cards?", PlanFilters(), "sum") == ["presents"]
+    assert _unread("How much did I spend last month?", PlanFilters(), "sum") == []
+    assert _unread("How much did I spend on presents?", PlanFilters(merchants=("Presents Ltd",)), "sum") == []

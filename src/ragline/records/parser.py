@@ -233,6 +233,10 @@ class RuleParser:
             per = "transaction"
         if metric != "average":
             per = None
+        dropped = _unread(masked, filters, metric)
+        if dropped:  # a thing named that no filter took: say what the figure is of instead
+            assumptions.append(f"“{' '.join(dropped)}” not recognised in your transactions; this is "
+                               f"{'all of them' if flow == 'spend' else 'every ' + flow + ' transaction'}")
         refs = tuple(PeriodRef.of(p) for p in periods)
         return QueryPlan(metric=metric, flow=flow, filters=filters, periods=refs,  # type: ignore[arg-type]
                          group_by=group_by, per=per, limit=limit,  # type: ignore[arg-type]
@@ -546,6 +550,25 @@ def _self_contained(rest: str, money: str) -> str:
         return rest
     words = [w for w in subject[1].split() if fold(w) not in _EDGE_WORDS and fold(w) not in ("including", "incl")]
     return f"{rest.rstrip('?')} for {' '.join(words)}?" if words else rest
+
+
+_GENERIC = frozenset("""earn earned earning earnings income salary wage wages pay paid received receive came in
+out saved save saving savings transfer transfers transferred sent send moved balance left overall altogether
+in total grand now currently today yesterday tomorrow again ago recent recently lately so far summer winter spring
+autumn christmas weekend weekday weekends weekdays morning evening night things stuff""".split())
+
+
+def _unread(masked: str, filters: PlanFilters, metric: str) -> list[str]:
+    """Content words of a question whose plan names no thing at all: what the figure
+    silently left out ("presents and cards" read as all spending). [] when the plan
+    filters on something, or asks for a balance."""
+    if metric == "balance" or any((filters.categories, filters.merchants, filters.kinds, filters.text,
+                                   filters.places, filters.accounts)):
+        return []
+    words = [w for w in re.findall(r"[a-z][a-z'’+&-]*", fold(masked))
+             if len(w) > 2 and w not in _QUESTION_WORDS and w not in _GENERIC and w.rstrip("s") not in _QUESTION_WORDS
+             and not any(w.startswith(m[:3]) for m in MONTHS)]
+    return list(dict.fromkeys(words))[:4]
 
 
 def _mask(q: str, spans: list[str]) -> str:
