@@ -151,7 +151,9 @@ def test_without_the_mcp_extra_the_rest_still_works(monkeypatch: pytest.MonkeyPa
         with server.client(key) as client:
             assert client.get("/v1/collections").status_code == 200
             assert server.app.state.mcp is None
-            assert client.post("/v1/mcp", json={}).status_code in (404, 405)  # no such route (the web page's 405)
+            missing = client.post("/v1/mcp", json={})
+            assert missing.status_code == 501 and missing.json()["error"]["code"] == "mcp_not_installed"
+            assert "pip install 'ragline[mcp]'" in missing.json()["error"]["message"]  # what to do about it
     code = "import sys; sys.modules['mcp'] = None; from ragline.cli import main; sys.argv[1:] = ['mcp']; main()"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
                          env={**os.environ, "RAGLINE_API_KEY": "rl-x", "RAGLINE_HOME": str(tmp_path / "home")})
