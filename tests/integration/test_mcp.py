@@ -38,10 +38,10 @@ def live(tmp_path_factory: pytest.TempPathFactory):
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as admin:
             server.ann = admin.post("/v1/tenants/acme/keys", json={"owner": "ann"}).json()["key"]  # type: ignore[attr-defined]
         with RaglineClient(server.url, server.key) as client:  # type: ignore[attr-defined]
-            client.add_texts("bank", [{"text": FEES, "source": "fees.md"}], wait=True)
-            client.add_texts("bank", [{"text": ANN, "source": "ann.txt"}], owner="ann", wait=True)
+            client.add_texts([{"text": FEES, "source": "fees.md"}], collection="bank", wait=True)
+            client.add_texts([{"text": ANN, "source": "ann.txt"}], collection="bank", owner="ann", wait=True)
         with RaglineClient(server.url, server.other) as client:  # type: ignore[attr-defined]
-            client.add_texts("theirs", ["Other tenant's secret: the vault code is 0000."], wait=True)
+            client.add_texts(["Other tenant's secret: the vault code is 0000."], collection="theirs", wait=True)
         server.home = home  # type: ignore[attr-defined]
         yield server
 

@@ -161,7 +161,8 @@ class RemoteEngine:
         names = {c.name for c in self.client.collections()}
         before = ({d.source: d.updated for d in self.client.documents(collection, owner=scope.owner)}
                   if collection in names else {})
-        jobs = self.client.upload(collection, [file for file, _ in found.files], owner=scope.owner, password=password)
+        jobs = self.client.upload([file for file, _ in found.files], collection=collection, owner=scope.owner,
+                                  password=password)
         jobs = self.client.wait(jobs, progress=_job_progress(progress) if progress else None)
         after = {d.source: d for d in self.client.documents(collection, owner=scope.owner)}
         summary = RemoteSummary(failed=[*found.failed, *({"path": j.source, "error": j.error or "failed"}
