@@ -30,7 +30,7 @@ COMMANDS = {
     "reembed": "reembed",
     "serve": "server", "worker": "server", "jobs": "server", "tenant": "server", "key": "server",
     "migrate": "store", "reindex": "store",
-    "import": "transactions", "connect": "transactions",
+    "import": "transactions", "connect": "transactions", "transactions": "transactions",
     "usage": "usage", "stats": "usage",
 }
 MODULES = ("answer", "chat", "core", "evaluate", "mcp", "models", "reembed", "remote", "server", "store",
@@ -43,7 +43,9 @@ def load(*modules: str) -> typer.Typer:
     for name in modules or MODULES:
         importlib.import_module(f"{__name__}.{name}")
     from .common import app
+    from .help import conventional
 
+    conventional(app)
     return app
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from .common import Tenant, app, engine_from_env, err
+from .console import say
 from .common import scope as _scope
 
 
@@ -25,7 +26,7 @@ def mcp(
     try:
         from ..server.mcp import run_stdio
     except ImportError as exc:
-        err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline\\[mcp]'")
+        say("red", "error", "the MCP server needs the `mcp` package: pip install 'ragline[mcp]'")
         raise typer.Exit(2) from exc
     from ..server.errors import ApiError
 
@@ -33,5 +34,5 @@ def mcp(
         try:
             run_stdio(engine, key or None, tenant)
         except ApiError as exc:  # a wrong or revoked key: refused at start
-            err.print(f"[red]error:[/red] {exc.message}")
+            say("red", "error", f"{exc.message}")
             raise typer.Exit(2) from exc
