@@ -82,7 +82,7 @@ class Engine(EngineAdmin):
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = make_embedder(self.settings.embedder, cache_dir=self.settings.home / "models")
+            self._embedder = make_embedder(self.settings.embedder, cache_dir=self.settings.embedder.model_cache())
         return self._embedder
 
     def warm_up(self) -> None:
