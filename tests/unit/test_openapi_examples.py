@@ -50,3 +50,13 @@ def test_form_fields_with_a_pattern_have_an_example(spec: dict) -> None:
         for field, prop in _component(spec, schema)["properties"].items():
             patterned = "pattern" in prop or any("pattern" in s for s in prop.get("anyOf", []))
             assert not patterned or prop.get("examples"), f"{name}: form field {field!r} has no example"
+
+
+def test_uploaded_files_get_a_file_picker_not_random_text(spec: dict) -> None:
+    """``contentMediaType`` alone: Swagger UI fills a text box with random bytes."""
+    for name, media, schema in _bodies(spec):
+        if media == "multipart/form-data":
+            for field, prop in _component(spec, schema)["properties"].items():
+                item = prop.get("items", prop)
+                if item.get("contentMediaType") == "application/octet-stream":
+                    assert item.get("format") == "binary", (name, field)
