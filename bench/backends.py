@@ -102,7 +102,7 @@ def main() -> None:
         run_settings = settings.model_copy(update={"home": home})
         if not args.skip_scifact:
             dataset = load_dataset(args.dataset, "test")
-            embedder = make_embedder(settings.embedder, cache_dir=settings.home / "models")
+            embedder = make_embedder(settings.embedder, cache_dir=settings.embedder.model_cache())
             log("warming the embedding cache (one SQLite ingest, not measured)…")
             congruence(run_settings, dataset, {"warm": str(scratch / "warm.sqlite")}, embedder, modes=("dense",),
                        limit=5, log=log)

@@ -39,7 +39,7 @@ def main() -> None:
     imports_s = time.perf_counter() - imports_started
 
     started = time.perf_counter()
-    embedder = make_embedder(settings.embedder, cache_dir=defaults.home / "models")
+    embedder = make_embedder(settings.embedder, cache_dir=defaults.embedder.model_cache())
     engine = Engine(settings, embedder=embedder)
     summary = engine.ingest([work / "corpus.jsonl"], scope)
     if summary.failed:

@@ -82,7 +82,7 @@ class Engine(EngineAdmin):
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = make_embedder(self.settings.embedder, cache_dir=self.settings.home / "models")
+            self._embedder = make_embedder(self.settings.embedder, cache_dir=self.settings.embedder.model_cache())
         return self._embedder
 
     def warm_up(self) -> None:
@@ -179,8 +179,17 @@ class Engine(EngineAdmin):
     def ingest(self, paths: Iterable[Path | str], scope: Scope, *, password: str | None = None,
                progress: Progress | None = None, options: LoadOptions | None = None) -> IngestSummary:
         """Load, chunk, embed and store files and directories (incrementally);
-        ``options`` (record fields, OCR) default to ``settings.ingest``."""
-        return self._ingestor(scope, options).ingest([Path(p) for p in paths], scope, password=password,
+        ``options`` (record fields, OCR) default to ``settings.ingest``. Paths that
+        hold no file to read (``/nonexistent``) are reported as failed without creating
+        the collection: a typo leaves no empty collection behind."""
+        from .ingest.discover import discover
+        from .ingest.pipeline import IngestSummary
+
+        targets = [Path(p) for p in paths]
+        found = discover(targets, self.settings.home)
+        if not found.files:
+            return IngestSummary(failed=list(found.failed), warnings=list(found.warnings))
+        return self._ingestor(scope, options).ingest(targets, scope, password=password,
                                                      progress=progress)
 
     @tracing.traced("ingest")

@@ -87,6 +87,14 @@ class EmbedderSettings(BaseModel):
     # Local models (minilm, local): read at most this many tokens of each text (None: all the
     # model can, 254 for MiniLM). Fewer is faster and reads less of a long chunk (the fast preset).
     max_tokens: int | None = Field(default=None, ge=16, le=8192)
+    # Local models (minilm, local): where the ONNX graphs built from their weights (and hub
+    # downloads) are kept. None: the user's cache directory (``~/.cache/ragline/models``), one
+    # copy per machine and user whatever RAGLINE_HOME is, as pip and Hugging Face do.
+    cache_dir: Path | None = None
+
+    def model_cache(self) -> Path:
+        """The directory ``cache_dir`` names, or the user's cache directory's ``ragline/models``."""
+        return self.cache_dir if self.cache_dir is not None else Path(platformdirs.user_cache_dir("ragline")) / "models"
 
 
 SearchMode = Literal["hybrid", "dense", "keyword"]

@@ -52,12 +52,18 @@ def test_ingest_search_and_ask_against_a_server(run, live: LiveServer, tmp_path:
     summary = json.loads(first.stdout)
     assert (summary["added"], summary["updated"], summary["unchanged"]) == (2, 0, 0) and summary["chunks"] >= 2
     assert [Path(f["path"]).name for f in summary["failed"]] == ["broken.json"], summary["failed"]
+    assert "broken.json" not in summary["failed"][0]["error"]  # the failure line names the file once
     (folder / "broken.json").unlink()
     (folder / "fees.md").write_text("# Fees\n\nA SEPA wire transfer costs 3 EUR. Instant transfers cost 5 EUR.\n")
     again = run("ingest", str(folder), "--collection", "kb")
     assert again.returncode == 0, again.stderr
     assert again.stdout.startswith("added 0, updated 1, unchanged 1,")
     assert not (tmp_path / "local" / "ragline.sqlite").exists()  # nothing was stored locally
+
+    typo = run("ingest", str(tmp_path / "nonexistent"), "--collection", "scratch")
+    assert typo.returncode == 1 and "nonexistent" in typo.stderr
+    with Client(live.url, live.key) as client:  # type: ignore[attr-defined]
+        assert "scratch" not in [c.name for c in client.collections()]  # no empty collection on the server
 
     found = run("search", "wire transfer fee", "--collection", "kb", "-k", "1", "--json")
     assert found.returncode == 0, found.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ragline.embed.graph_cache import MAPPED_SUFFIX
 from ragline.eval.bench import render_markdown, run_presets
 from ragline.settings import Settings
 
@@ -36,8 +37,9 @@ def test_presets_run_side_by_side_with_real_figures(tmp_path) -> None:
         assert 0.5 <= row["ndcg@10"] <= 1.0  # each query names its document's topic
     assert runs["ndcg_gap"] == round(runs["fp32"]["ndcg@10"] - runs["int8"]["ndcg@10"], 4)
     assert runs["fast_ndcg_gap"] == round(runs["fp32"]["ndcg@10"] - runs["fast"]["ndcg@10"], 4)
-    # The built graphs land in the real home's model cache, both precisions.
-    assert len(list((settings.home / "models").glob("*.onnx"))) == 2
+    # The built graphs land in the model cache, both precisions (the int8 one mapped).
+    cache = settings.embedder.model_cache()
+    assert list(cache.glob("*.onnx")) and list(cache.glob(f"*int8*{MAPPED_SUFFIX}"))
     table = render_markdown({"dataset": "tiny", "embedder": "m", "when": "now", "machine": {
         "cpus": 2, "python": "3.11", "load_average_1m_before": 1.0}, "chunking": {
         "method": "recursive", "size": 1000, "overlap": 200, "unit": "chars"},

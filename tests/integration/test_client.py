@@ -54,7 +54,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, llm: FakeLLMServer):
     with LiveServer(settings) as live:
         live.key = create_tenant(live, "bank")  # type: ignore[attr-defined]
         with Client(live.url, live.key) as client:  # type: ignore[attr-defined]
-            client.add_texts("kb", [{"text": CARDS, "source": "cards.txt"}], wait=True)
+            client.add_texts([{"text": CARDS, "source": "cards.txt"}], collection="kb", wait=True)
         yield live
 
 
@@ -68,7 +68,7 @@ def test_upload_waits_with_progress_then_search_and_fetch_the_passage(client: Cl
     path = tmp_path / "overdraft.md"
     path.write_bytes(POLICY)
     seen: list[list[str]] = []
-    jobs = client.upload("kb", [path, ("hours.txt", b"Branches open at 9:00 on weekdays.\n")], wait=True,
+    jobs = client.upload([path, ("hours.txt", b"Branches open at 9:00 on weekdays.\n")], collection="kb", wait=True,
                          progress=lambda js: seen.append([j.state for j in js]), timeout=60)
     assert [j.state for j in jobs] == ["indexed", "indexed"] and seen[-1] == ["indexed", "indexed"]
     assert all(j.progress.done == j.progress.total > 0 for j in jobs)
@@ -148,10 +148,27 @@ def test_errors_are_ragline_errors(server: LiveServer, client: Client) -> None:
         nowhere.collections()
 
 
+def test_upload_takes_the_collection_as_a_keyword_and_the_old_form_warns(client: Client) -> None:
+    with pytest.warns(DeprecationWarning, match=r"upload\(\[\.\.\.\]|collection='kb'"):
+        old = client.upload("kb", [("old-form.txt", b"The old form still uploads.\n")], wait=True)
+    with pytest.warns(DeprecationWarning, match="add_texts"):
+        client.add_texts("kb", ["The old add_texts form still adds."], wait=True)
+    new = client.upload([("new-form.txt", b"The new form uploads.\n")], collection="kb", wait=True)
+    default = client.upload([("default.txt", b"No collection: the default one.\n")], wait=True)
+    assert [j.state for j in old + new + default] == ["indexed"] * 3
+    assert {"old-form.txt", "new-form.txt"} <= {d.source for d in client.documents("kb")}
+    assert [d.source for d in client.documents("default")] == ["default.txt"]
+    with pytest.raises(TypeError, match="takes a list"):
+        client.upload("a.pdf")
+    with pytest.raises(TypeError, match="collection as a keyword"):
+        client.upload("kb", ["a.pdf"], collection="kb")
+
+
 def test_async_client_does_the_same(server: LiveServer) -> None:
     async def main() -> None:
         async with AsyncClient(server.url, server.key) as client:  # type: ignore[attr-defined]
-            jobs = await client.add_texts("async", ["Savings accounts pay 2 percent interest a year."], wait=True)
+            jobs = await client.add_texts(["Savings accounts pay 2 percent interest a year."], collection="async",
+                                          wait=True)
             assert jobs[0].state == "indexed"
             hits = (await client.search("savings interest", collection="async")).hits
             assert hits[0].text.startswith("Savings")
@@ -172,7 +189,7 @@ def test_wait_gives_up_and_quotas_are_rate_limit_errors(tmp_path: Path) -> None:
     with LiveServer(settings) as live:
         key = create_tenant(live, "slow")
         with Client(live.url, key) as client:
-            jobs = client.add_texts("kb", ["queued forever"])
+            jobs = client.add_texts(["queued forever"], collection="kb")
             with pytest.raises(JobTimeoutError):
                 client.wait(jobs, timeout=0.3, poll=0.1)
             with pytest.raises(RateLimitError) as limited:

@@ -188,7 +188,7 @@ def test_warm_up_loads_the_model_in_the_background_and_close_waits(tmp_path) -> 
         np.testing.assert_allclose(again.embedder.embed_query("overdraft fee"), vector, atol=1e-6)
     finally:
         again.close()
-    assert list((tmp_path / "home" / "models").glob(f"*{MAPPED_SUFFIX}"))
+    assert list(Settings(home=tmp_path / "home").embedder.model_cache().glob(f"*{MAPPED_SUFFIX}"))
 
 
 def test_warm_up_leaves_a_misconfigured_embedder_to_its_first_use(tmp_path) -> None:

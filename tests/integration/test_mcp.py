@@ -38,10 +38,10 @@ def live(tmp_path_factory: pytest.TempPathFactory):
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {ADMIN_KEY}"}) as admin:
             server.ann = admin.post("/v1/tenants/acme/keys", json={"owner": "ann"}).json()["key"]  # type: ignore[attr-defined]
         with RaglineClient(server.url, server.key) as client:  # type: ignore[attr-defined]
-            client.add_texts("bank", [{"text": FEES, "source": "fees.md"}], wait=True)
-            client.add_texts("bank", [{"text": ANN, "source": "ann.txt"}], owner="ann", wait=True)
+            client.add_texts([{"text": FEES, "source": "fees.md"}], collection="bank", wait=True)
+            client.add_texts([{"text": ANN, "source": "ann.txt"}], collection="bank", owner="ann", wait=True)
         with RaglineClient(server.url, server.other) as client:  # type: ignore[attr-defined]
-            client.add_texts("theirs", ["Other tenant's secret: the vault code is 0000."], wait=True)
+            client.add_texts(["Other tenant's secret: the vault code is 0000."], collection="theirs", wait=True)
         server.home = home  # type: ignore[attr-defined]
         yield server
 
@@ -116,6 +116,44 @@ def test_keys_scope_every_tool_as_over_rest(live: LiveServer) -> None:
     anyio.run(main)
 
 
+def test_documents_are_listed_as_resources_for_the_key(live: LiveServer) -> None:
+    async def main() -> None:
+        async with _http(live, live.key) as shared:  # type: ignore[attr-defined]
+            listed = (await shared.list_resources()).resources
+            assert [r.name for r in listed] == ["fees.md"]  # ann's private note is not shared
+            assert (await shared.read_resource(listed[0].uri)).contents[0].text.strip() == FEES.strip()  # type: ignore[union-attr]
+        async with _http(live, live.ann) as ann:  # type: ignore[attr-defined]
+            assert sorted(r.name for r in (await ann.list_resources()).resources) == ["ann.txt", "fees.md"]
+        async with _http(live, live.other) as other:  # type: ignore[attr-defined]
+            assert "fees.md" not in [r.name for r in (await other.list_resources()).resources]
+
+    anyio.run(main)
+
+
+def test_arguments_out_of_bounds_get_one_clear_line(live: LiveServer) -> None:
+    async def main() -> None:
+        async with _http(live, live.key) as client:  # type: ignore[attr-defined]
+            message = await _error(client, "search", query="overdraft", k=500)
+            assert message == "invalid_request: k must be at most 50 (got 500)", message
+            assert await _error(client, "search", query="") == "invalid_request: query: string should have at least 1 character"
+
+    anyio.run(main)
+
+
+def test_stdio_without_a_key_serves_the_local_tenant_as_the_cli_does(live: LiveServer) -> None:
+    async def main() -> None:
+        env = {k: v for k, v in os.environ.items() if k != "RAGLINE_API_KEY"}
+        env |= {"RAGLINE_HOME": str(live.home), "RAGLINE_EMBEDDER__NAME": "hashing"}  # type: ignore[attr-defined]
+        params = StdioServerParameters(command=sys.executable, args=["-m", "ragline", "mcp", "--tenant", "acme"], env=env)
+        async with Client(params) as client:
+            assert [c["name"] for c in (await _call(client, "list_collections"))["collections"]] == ["bank"]
+            hits = (await _call(client, "search", query="overdraft fee per day"))["hits"]
+            assert hits[0]["source"] == "fees.md"
+            assert "ann.txt" not in [r.name for r in (await client.list_resources()).resources]  # shared only
+
+    anyio.run(main)
+
+
 def test_without_a_valid_key_nothing_is_served(live: LiveServer) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     refused = httpx.post(f"{live.url}/v1/mcp", json=body, headers={"Accept": "application/json, text/event-stream"})
@@ -151,7 +189,9 @@ def test_without_the_mcp_extra_the_rest_still_works(monkeypatch: pytest.MonkeyPa
         with server.client(key) as client:
             assert client.get("/v1/collections").status_code == 200
             assert server.app.state.mcp is None
-            assert client.post("/v1/mcp", json={}).status_code in (404, 405)  # no such route (the web page's 405)
+            missing = client.post("/v1/mcp", json={})
+            assert missing.status_code == 501 and missing.json()["error"]["code"] == "mcp_not_installed"
+            assert "pip install 'ragline[mcp]'" in missing.json()["error"]["message"]  # what to do about it
     code = "import sys; sys.modules['mcp'] = None; from ragline.cli import main; sys.argv[1:] = ['mcp']; main()"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False,
                          env={**os.environ, "RAGLINE_API_KEY": "rl-x", "RAGLINE_HOME": str(tmp_path / "home")})

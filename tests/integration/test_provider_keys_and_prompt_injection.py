@@ -14,7 +14,7 @@ import pytest
 
 from ragline.answer.generators import make_generator
 from ragline.answer.prompt import SYSTEM_PROMPT, build_prompt
-from ragline.answer.sanitize import inline
+from ragline.answer.sanitize import inline, plain
 from ragline.engine import Engine
 from ragline.errors import ConfigError
 from ragline.models import Block, Document, Scope
@@ -212,8 +212,9 @@ def test_hostile_source_and_title_are_inert_in_citations_and_chat(kb: Engine, tm
     echoed = ([c["source"] for c in data["citations"]] + [k["source"] for k in data["context"]["kept"]]
               + [k["title"] for k in data["context"]["kept"] if k["title"]]
               + [d["source"] for d in data["context"]["dropped"]])
+    # JSON carries plain text (a client shows it as text; markdown is escaped where it is rendered) ...
+    assert plain(HOSTILE_SOURCE) in echoed and "\\" not in data["citations"][0]["source"]
     for value in echoed:
-        assert not LIVE_LINK.search(value) and not LIVE_HTML.search(value)
         assert value == " ".join(value.split()) and "\u2028" not in value  # one line: no "SYSTEM:" line of its own
 
     # The reviewer's path: the chat endpoint pastes each citation's source under the answer.
@@ -229,7 +230,7 @@ def test_hostile_source_and_title_are_inert_in_citations_and_chat(kb: Engine, tm
     assert r.status_code == 200, r.text
     content = r.json()["choices"][0]["message"]["content"]
     assert "Sources:" in content and "evil.example" in content
-    assert not LIVE_LINK.search(content)
+    assert not LIVE_LINK.search(content)  # ... and the chat endpoint's footer, rendered as markdown, is inert
     assert not any(line.strip().upper().startswith("SYSTEM:") for line in content.splitlines())
 
 

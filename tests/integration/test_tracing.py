@@ -122,7 +122,7 @@ def test_server_requests_and_jobs_are_traced(spans: InMemorySpanExporter, tmp_pa
     with LiveServer(settings) as server:
         key = create_tenant(server, "acme")
         with Client(server.url, key) as client:
-            client.upload("kb", [("fees.md", FEES.encode())], wait=True)
+            client.upload([("fees.md", FEES.encode())], collection="kb", wait=True)
             job = _tree(_once_ended(spans, "ragline.job"))
             assert {("ragline.parse", "ragline.job"), ("ragline.ingest", "ragline.job"),
                     ("ragline.embed", "ragline.ingest"), ("ragline.store", "ragline.ingest")} <= job

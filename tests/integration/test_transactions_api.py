@@ -137,7 +137,7 @@ def test_cli_import_and_ask(tmp_path: Path) -> None:
     bad = run("import", "transactions", "bad.csv", "--owner", "cho")
     assert bad.returncode == 1 and "line 3" in bad.stderr
     assert run("import", "transactions", "bad.csv").returncode == 2  # --owner is required
-    asked = run("ask", "Which categories do I spend the most on?", "--owner", "cho")
+    asked = run("ask", "Which categories do I spend the most on?", "--owner", "cho", "--verbose")
     assert asked.returncode == 0, asked.stderr
     top = max(spending_by(rows, "category").items(), key=lambda kv: kv[1])
     assert f"{top[1]:,.2f} EUR" in asked.stdout and "category" in asked.stdout  # the sentence and the table

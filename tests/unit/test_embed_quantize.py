@@ -15,6 +15,7 @@ import pytest
 from ragline.embed import make_embedder
 from ragline.embed.base import CountingEmbedder
 from ragline.embed.bert import GRAPH_VERSION, UNFUSED_OPTIMIZERS
+from ragline.embed.graph_cache import MAPPED_SUFFIX
 from ragline.embed.minilm import MiniLMEmbedder
 from ragline.embed.quantize import QUANT_VERSION, quantize_graph
 from ragline.errors import ConfigError
@@ -50,9 +51,9 @@ def test_int8_vectors_agree_with_sentence_transformers(int8) -> None:
 def test_int8_graph_is_cached_beside_the_fp32_one_and_reused(int8) -> None:
     int8.embed_query("warm up")  # builds both graphs into the cache dir
     names = sorted(p.name for p in int8.cache_dir.glob("*.onnx"))
-    assert len(names) == 2
-    assert any(n.endswith(f"-{GRAPH_VERSION}.onnx") for n in names)
-    quantized = next(p for p in int8.cache_dir.glob(f"*-{QUANT_VERSION}.onnx"))
+    assert len(names) == 1 and names[0].endswith(f"-{GRAPH_VERSION}.onnx")  # the fp32 graph, whole
+    # The int8 graph is kept mapped only: its weights in one file, not also inside a graph.
+    quantized = next(p for p in int8.cache_dir.glob(f"*-{QUANT_VERSION}{MAPPED_SUFFIX}"))
     model = onnx.load(str(quantized), load_external_data=False)
     ops = {n.op_type for n in model.graph.node}
     assert {"DynamicQuantizeLinear", "MatMulInteger"} <= ops  # the MatMuls run in int8
@@ -72,7 +73,7 @@ def test_sessions_keep_the_layer_norms_apart(int8, tmp_path, disabled) -> None:
     import onnxruntime as ort
 
     int8.embed_query("warm up")
-    graph = next(p for p in int8.cache_dir.glob(f"*-{QUANT_VERSION}.onnx"))
+    graph = next(p for p in int8.cache_dir.glob(f"*-{QUANT_VERSION}{MAPPED_SUFFIX}"))
     opts = ort.SessionOptions()
     opts.optimized_model_filepath = str(tmp_path / "optimized.onnx")
     ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"], disabled_optimizers=disabled)

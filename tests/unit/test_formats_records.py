@@ -78,13 +78,13 @@ def test_jsonl_nested_metadata_and_field_mapping(tmp_path: Path) -> None:
 
 
 def test_bad_records_fail_alone(tmp_path: Path) -> None:
-    records = [{"id": "ok", "text": "Fine."}, {"id": "bad/id", "text": "x"}, {"id": "ok", "text": "again"},
+    records = [{"id": "ok", "text": "Fine."}, {"id": "bad\u2028id", "text": "x"}, {"id": "ok", "text": "again"},
                {"id": "empty"}, {"id": "deep", "text": "t", "metadata": _nested(200)}]
     results = docs(write(tmp_path / "r.json", records))
     kinds = [(type(r).__name__, getattr(r, "path", getattr(r, "source", ""))) for r in results]
     assert kinds == [("Document", "r.json#ok"), ("LoaderError", "r.json[1]"), ("LoaderError", "r.json[2]"),
                      ("Document", "r.json#empty"), ("Document", "r.json#deep")]
-    assert "path separator" in results[1].reason and "duplicate id" in results[2].reason
+    assert "non-printable" in results[1].reason and "duplicate id" in results[2].reason
     assert results[3].text == "id: empty"  # no text field: the record itself, readable
 
 

@@ -16,7 +16,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from ..models import Hit, content_hash
-from .sanitize import inline
+from .sanitize import inline, plain
 from .tokens import TokenCounter, default_counter
 
 DropReason = Literal["budget", "threshold", "duplicate"]
@@ -80,10 +80,11 @@ class Source:
         return inline(f"{self.title} — {place}" if self.title else place)
 
     def to_dict(self, *, text: bool = False) -> dict[str, Any]:
-        # Sources, titles and sections are echoed to UIs and chat clients: inert there.
+        # Sources, titles and sections are echoed to UIs and chat clients: one plain line
+        # each; markdown is escaped where it is rendered (``sanitize.inline``).
         data: dict[str, Any] = {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id,
-                                "source": inline(self.hit.source), "title": inline(self.title) or None,
-                                "page": self.page, "section": inline(self.section) or None,
+                                "source": plain(self.hit.source), "title": plain(self.title) or None,
+                                "page": self.page, "section": plain(self.section) or None,
                                 "score": round(float(self.hit.score), 6),
                                 "relevance": None if self.relevance is None else round(self.relevance, 4),
                                 "tokens": self.tokens, "truncated": self.truncated}
@@ -100,7 +101,7 @@ class DroppedHit:
     relevance: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"chunk_id": self.hit.chunk_id, "doc_id": self.hit.doc_id, "source": inline(self.hit.source),
+        return {"chunk_id": self.hit.chunk_id, "doc_id": self.hit.doc_id, "source": plain(self.hit.source),
                 "score": round(float(self.hit.score), 6),
                 "relevance": None if self.relevance is None else round(self.relevance, 4),
                 "reason": self.reason, "detail": self.detail}

@@ -4,8 +4,11 @@ endpoint and the CLI print under an answer.
 
 Such values come from uploads (a JSON Lines ``_id`` becomes part of the source), so
 a hostile one can hold a markdown link, an HTML tag, or a line break followed by
-"SYSTEM: …". ``inline`` turns any of them into one inert line; ordinary file names,
-paths and URLs pass through unchanged.
+"SYSTEM: …". ``plain`` turns any of them into one line of text without control
+characters: what JSON carries (a client renders it as it renders text).
+``inline`` is ``plain`` with markdown escaped, for where markdown is rendered or
+read (a prompt's source header, the chat endpoint's ``Sources:`` footer); ordinary
+file names, paths and URLs pass through both unchanged.
 """
 
 from __future__ import annotations
@@ -25,16 +28,26 @@ _MARKDOWN = re.compile(r"([\\`*\[\]<>])")
 _BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
 
 
-def inline(value: str | None, limit: int = LIMIT) -> str:
-    """``value`` as one line of inert text: every run of whitespace (newlines,
-    U+2028, U+0085, tabs …) becomes one space, control and bidi characters go,
-    markdown that would render as a link, image, HTML or code is backslash-escaped,
-    and at most ``limit`` characters of it are kept."""
+def plain(value: str | None, limit: int = LIMIT) -> str:
+    """``value`` as one line of plain text: every run of whitespace (newlines,
+    U+2028, U+0085, tabs …) becomes one space, control and bidi characters go, and at
+    most ``limit`` characters of it are kept. No markdown escapes: for JSON."""
     if not value:
         return ""
     text = " ".join(str(value).split()).translate(_BIDI)
     text = "".join(ch for ch in text if unicodedata.category(ch) != "Cc")
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
+    return text
+
+
+def markdown(text: str) -> str:
+    """``text`` with the characters that make markdown live backslash-escaped."""
     return _MARKDOWN.sub(r"\\\1", text)
+
+
+def inline(value: str | None, limit: int = LIMIT) -> str:
+    """``plain(value)`` made inert where markdown is rendered: links, images, HTML and
+    code spans are backslash-escaped."""
+    return markdown(plain(value, limit))
 

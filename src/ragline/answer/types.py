@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .context import RAGContext
-from .sanitize import inline
+from .sanitize import plain
 
 SentenceStatus = Literal["supported", "wrong_number", "wrong_entity", "wrong_citation", "unsupported", "uncited"]
 """A sentence's verdict (``answer.grounding``, ``answer.claims``): ``supported`` — its
@@ -50,11 +50,11 @@ class Citation:
     transaction_ids: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        # ``source`` is uploaded data (a record id may hold markdown or "SYSTEM:"); the
-        # chat endpoint and the CLI print it under the answer, so it goes out inert.
-        return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": inline(self.source),
+        # ``source`` is uploaded data (a record id may hold a line break and "SYSTEM:"): one
+        # plain line; whoever renders markdown escapes it there (``sanitize.inline``).
+        return {"n": self.n, "chunk_id": self.chunk_id, "doc_id": self.doc_id, "source": plain(self.source),
                 "page": self.page, "score": round(float(self.score), 6),
-                "transaction_ids": None if self.transaction_ids is None else [inline(t) for t in self.transaction_ids]}
+                "transaction_ids": None if self.transaction_ids is None else [plain(t) for t in self.transaction_ids]}
 
 
 @dataclass

@@ -43,7 +43,9 @@ def load(*modules: str) -> typer.Typer:
     for name in modules or MODULES:
         importlib.import_module(f"{__name__}.{name}")
     from .common import app
+    from .help import conventional
 
+    conventional(app)
     return app
 
 

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 from rich.markup import escape
 
 from ..answer.generators import GENERATORS
-from .common import AsJson, Collection, Owner, Tenant, app, err, out
+from .common import AsJson, Collection, Mode, Owner, Tenant, app, err, out
+from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+
+if TYPE_CHECKING:
+    GeneratorName = str
+else:
+    GeneratorName = Literal[tuple(GENERATORS)]  # the registry's names, as the option's choices
+Generator = Annotated[GeneratorName | None, typer.Option(
+    "--generator", "-g", help="What writes the answer (default: settings, extractive).")]
 
 
 def _print_sources(data: dict[str, Any]) -> None:
@@ -32,11 +40,11 @@ def _print_sources(data: dict[str, Any]) -> None:
 
 def _notes(data: dict[str, Any]) -> None:
     if data["fallback_reason"]:
-        err.print(f"[yellow]fallback:[/yellow] {data['generator']} answer, because {data['fallback_reason']}", markup=True,
+        say("yellow", "fallback", f"{data['generator']} answer, because {data['fallback_reason']}", markup=True,
                   highlight=False)
     grounding = data["grounding"]
     if grounding["unsupported"] or grounding["uncited"]:
-        err.print(f"[yellow]grounding:[/yellow] {grounding['supported']} supported, {grounding['unsupported']} "
+        say("yellow", "grounding", f"{grounding['supported']} supported, {grounding['unsupported']} "
                   f"unsupported, {grounding['uncited']} uncited sentence(s)"
                   + (f"; {', '.join(grounding['action'])}" if grounding.get("action") else ""), highlight=False)
     for claim in grounding.get("claims", []):  # what the claim check caught, and what became of it
@@ -55,13 +63,14 @@ def ask(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    generator: Annotated[str | None, typer.Option(
-        "--generator", "-g", help=f"One of: {', '.join(GENERATORS)} (default: settings, extractive).")] = None,
-    mode: Annotated[str | None, typer.Option(help="Search mode: hybrid, dense or keyword.")] = None,
+    generator: Generator = None,
+    mode: Mode = None,
     stream: Annotated[bool, typer.Option("--stream", help="Print the answer as it is generated "
                                                          "(with --json: one JSON event per line).")] = False,
     details: Annotated[bool, typer.Option("--details", help="With --json: add per-sentence grounding "
                                                             "and the sources' text.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also say on stderr which route answered "
+                                                                  "(documents or records) and why.")] = False,
     as_json: AsJson = False,
 ) -> None:
     r"""Answer a question from your documents, citing sources as \[n]."""  # \[: not Rich markup
@@ -99,7 +108,7 @@ def ask(
             print_table(data["records"]["table"])
         _print_sources(data)
     if answer.degraded:
-        err.print(f"[yellow]note:[/yellow] {answer.degraded}")
-    if data.get("route"):
+        say("yellow", "note", f"{answer.degraded}")
+    if verbose and data.get("route"):
         err.print(f"[dim]route: {data['route']['name']} ({data['route']['reason']})[/dim]", highlight=False)
     _notes(data)

@@ -12,12 +12,13 @@ import logging
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from ..answer.generators import GENERATORS
+from .answer import Generator
 from .common import AsJson, Collection, Owner, Tenant, app, err, out
+from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
@@ -69,7 +70,7 @@ def print_turn_notes(data: dict[str, Any], *, details: bool = False) -> None:
     if data.get("general"):
         err.print("[yellow]not from your documents:[/yellow] a general answer (the collection's policy)")
     if data.get("fallback_reason"):
-        err.print(f"[yellow]fallback:[/yellow] {data['fallback_reason']}", highlight=False)
+        say("yellow", "fallback", f"{data['fallback_reason']}", highlight=False)
     if details:
         rag = data["rag_context"]
         err.print(f"[dim]gate: {data['gate']['reason']}; past messages: {len(rag['source_messages'])} "
@@ -88,8 +89,7 @@ def chat(
     collection: Collection = None,
     owner: Owner = None,
     conversation: Annotated[str | None, typer.Option("--conversation", help="Continue this conversation.")] = None,
-    generator: Annotated[str | None, typer.Option(
-        "--generator", "-g", help=f"One of: {', '.join(GENERATORS)} (default: settings, extractive).")] = None,
+    generator: Generator = None,
     no_memory: Annotated[bool, typer.Option("--no-memory", help="Do not search your past messages.")] = False,
     log: Annotated[bool, typer.Option("--log", help="Also print each turn's JSON log line on stderr.")] = False,
     details: Annotated[bool, typer.Option("--details", help="Show the gate and past-message notes.")] = False,
@@ -185,7 +185,7 @@ def _command(convs: Any, where: Any, current: Any, command: str, arg: str, detai
         else:
             err.print(HELP, highlight=False)
     except RaglineError as exc:
-        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        say("red", "error", f"{exc}", highlight=False)
     return current, details
 
 
@@ -245,7 +245,8 @@ def delete_conversation(conversation_id: str, tenant: Tenant = "default", owner:
 
 @conversation_app.command("policy")
 def policy(tenant: Tenant = "default", collection: Collection = None,
-           set_to: Annotated[str | None, typer.Option("--set", help="abstain or general")] = None) -> None:
+           set_to: Annotated[Literal["abstain", "general"] | None, typer.Option(
+               "--set", help="Abstain, or answer from the LLM alone, marked as such.")] = None) -> None:
     """Show (or --set) what a collection does when nothing relevant is found."""
     where = _scope(tenant, collection, None)
     with _engine() as engine:

@@ -16,24 +16,25 @@ import typer
 from ..engine import Engine
 from ..errors import ConfigError, NotFoundError, RaglineError
 from ..models import NAME_PATTERN, NAME_RULE, OWNER_PATTERN, OWNER_RULE, Scope
-from ..settings import Settings
-from .console import app, err, out, real_console
+from ..settings import SearchMode, Settings
+from .console import app, err, out, real_console, say
 from .remote import RemoteEngine, remote_client  # `ragline --server URL …`: the REST API instead
 
-__all__ = ["AsJson", "Collection", "Owner", "Tenant", "app", "engine_from_env", "err", "errors_to_exit",
+__all__ = ["AsJson", "Collection", "Mode", "Owner", "Tenant", "app", "engine_from_env", "err", "errors_to_exit",
            "load_settings", "out", "print_json", "real_console", "scope"]
 
 Tenant = Annotated[str, typer.Option("--tenant", "-t", help="Tenant (isolation boundary).")]
 Collection = Annotated[list[str] | None, typer.Option("--collection", "-c", help="Collection (repeat to search several).")]
 Owner = Annotated[str | None, typer.Option("--owner", "-u", help="Owner (a user inside the tenant) for private data.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+Mode = Annotated[SearchMode | None, typer.Option(help="Search mode (default: settings, hybrid).")]
 
 
 def load_settings() -> Settings:
     try:
         return Settings()
     except Exception as exc:  # pydantic's ValidationError names the bad value
-        err.print(f"[red]error:[/red] invalid settings: {exc}")
+        say("red", "error", f"invalid settings: {exc}")
         raise typer.Exit(2) from exc
 
 
@@ -43,13 +44,13 @@ def errors_to_exit() -> Iterator[None]:
     try:
         yield
     except NotFoundError as exc:
-        err.print(f"[red]not found:[/red] {exc}")
+        say("red", "not found", f"{exc}")
         raise typer.Exit(3) from exc
     except (ConfigError, ValueError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        say("red", "error", f"{exc}")
         raise typer.Exit(2) from exc
     except RaglineError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        say("red", "error", f"{exc}")
         raise typer.Exit(1) from exc
 
 
@@ -81,10 +82,10 @@ def scope(tenant: str, collection: list[str] | None, owner: str | None) -> Scope
     collections = tuple(collection or ["default"])
     for kind, name in [("tenant", tenant), *(("collection", c) for c in collections)]:
         if not re.fullmatch(NAME_PATTERN, name):
-            err.print(f"[red]error:[/red] invalid {kind} name {name[:100]!r}: use {NAME_RULE}", highlight=False)
+            say("red", "error", f"invalid {kind} name {name[:100]!r}: use {NAME_RULE}", highlight=False)
             raise typer.Exit(2)
     if owner is not None and not re.fullmatch(OWNER_PATTERN, owner):
-        err.print(f"[red]error:[/red] invalid owner {owner[:100]!r}: use {OWNER_RULE}",
+        say("red", "error", f"invalid owner {owner[:100]!r}: use {OWNER_RULE}",
                   highlight=False)
         raise typer.Exit(2)
     return Scope(tenant, collections, owner)

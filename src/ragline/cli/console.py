@@ -43,3 +43,12 @@ def real_console(console: Console) -> Console:
 # A proxy typed as what it stands for: rich is imported on first use, not with the CLI.
 err: Console = _LazyConsole(stderr=True)  # type: ignore[assignment]  # the lazy proxy of a Console
 out: Console = _LazyConsole(soft_wrap=True)  # type: ignore[assignment]  # the lazy proxy of a Console
+
+
+def say(style: str, label: str, text: object, **_: Any) -> None:
+    """``label: text`` on stderr, the label in ``style``. The text is printed as it is:
+    square brackets in it (``pip install 'ragline[postgres]'``, a file name, an
+    error message) are not rich markup."""
+    from rich.markup import escape
+
+    err.print(f"[{style}]{label}:[/{style}] {escape(str(text))}", highlight=False, soft_wrap=True)

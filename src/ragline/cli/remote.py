@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..models import Hit, Scope
 from ..retrieve.search import SearchResult
 from ..settings import Settings
-from .console import app, err
+from .console import app, err, say
 
 if TYPE_CHECKING:  # the client (httpx) is imported only when --server is given
     from ..client import Client
@@ -30,6 +30,14 @@ _HIT_FIELDS = {f.name for f in fields(Hit)}
 _remote: Client | None = None  # this invocation's --server client (set by the callback, every run)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from ..version import __version__
+
+        print(f"ragline, version {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def remote_options(
     ctx: typer.Context,
@@ -37,6 +45,8 @@ def remote_options(
         f"Run the command against this ragline server ({', '.join(REMOTE_COMMANDS)}).") )] = None,
     key: Annotated[str | None, typer.Option("--key", envvar="RAGLINE_API_KEY", help=(
         "The tenant API key for --server (it decides the tenant)."))] = None,
+    version: Annotated[bool, typer.Option("--version", is_eager=True, callback=_print_version,
+                                          help="Show the version and exit.")] = False,
 ) -> None:
     """ragline: offline-first retrieval-augmented generation."""
     global _remote
@@ -44,7 +54,7 @@ def remote_options(
     if server is None:
         return
     if ctx.invoked_subcommand not in REMOTE_COMMANDS:
-        err.print(f"[red]error:[/red] `ragline {ctx.invoked_subcommand}` runs locally only; with --server: "
+        say("red", "error", f"`ragline {ctx.invoked_subcommand}` runs locally only; with --server: "
                   f"{', '.join(REMOTE_COMMANDS)}")
         raise typer.Exit(2)
     if not key:
@@ -161,10 +171,15 @@ class RemoteEngine:
         names = {c.name for c in self.client.collections()}
         before = ({d.source: d.updated for d in self.client.documents(collection, owner=scope.owner)}
                   if collection in names else {})
-        jobs = self.client.upload(collection, [file for file, _ in found.files], owner=scope.owner, password=password)
+        if not found.files:  # nothing to upload: no request, and no empty collection on the server
+            return RemoteSummary(failed=list(found.failed), seconds=time.monotonic() - started)
+        jobs = self.client.upload([file for file, _ in found.files], collection=collection, owner=scope.owner,
+                                  password=password)
         jobs = self.client.wait(jobs, progress=_job_progress(progress) if progress else None)
         after = {d.source: d for d in self.client.documents(collection, owner=scope.owner)}
-        summary = RemoteSummary(failed=[*found.failed, *({"path": j.source, "error": j.error or "failed"}
+        # A job's error starts with its file's name ("a.pdf: …"), which the failure line prints already.
+        summary = RemoteSummary(failed=[*found.failed, *({"path": j.source,
+                                                          "error": (j.error or "failed").removeprefix(f"{j.source}: ")}
                                                          for j in jobs if j.state == "failed")])
         for job in (j for j in jobs if j.state == "indexed"):
             document = after.get(job.source)

@@ -13,6 +13,7 @@ from ..errors import StoreUnavailableError
 from ..models import NAME_PATTERN, OWNER_PATTERN, OWNER_RULE
 from ..store.types import JOB_STATES
 from .common import AsJson, app, err, load_settings, out
+from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 
@@ -37,7 +38,7 @@ def serve(
         try:
             engine.connect()
         except StoreUnavailableError as exc:  # down, not misconfigured: serve 503s until it is back
-            err.print(f"[yellow]warning:[/yellow] {exc}; serving 503 until the store is reachable")
+            say("yellow", "warning", f"{exc}; serving 503 until the store is reachable")
     run(settings, host=host, port=port,
         on_started=lambda url: err.print(f"ragline serving on {url} (home {settings.home}); Ctrl+C stops"))
 
@@ -75,7 +76,7 @@ def worker(
 def tenant_create(name: Annotated[str, typer.Argument(help="Tenant name (A–Z a–z 0–9 . _ -).")]) -> None:
     """Create a tenant (no-op if it exists)."""
     if not NAME.match(name):
-        err.print(f"[red]error:[/red] invalid tenant name {name!r}: use 1–64 of A–Z a–z 0–9 . _ -")
+        say("red", "error", f"invalid tenant name {name!r}: use 1–64 of A–Z a–z 0–9 . _ -")
         raise typer.Exit(2)
     with _engine() as engine:
         created = engine.ensure_tenant(name)
@@ -92,11 +93,11 @@ def key_create(
 ) -> None:
     """Create an API key for a tenant and print it (shown only once) alone on stdout."""
     if owner is not None and not re.match(OWNER_PATTERN, owner):
-        err.print(f"[red]error:[/red] invalid owner {owner!r}: {OWNER_RULE}")
+        say("red", "error", f"invalid owner {owner!r}: {OWNER_RULE}")
         raise typer.Exit(2)
     with _engine() as engine:
         if engine.tenant_created(tenant) is None:
-            err.print(f"[red]not found:[/red] tenant {tenant!r} (create it with: ragline tenant create {tenant})")
+            say("red", "not found", f"tenant {tenant!r} (create it with: ragline tenant create {tenant})")
             raise typer.Exit(3)
         info, secret = engine.create_api_key(tenant, label, owner)
     bound = f", bound to owner {owner}" if owner else ""
@@ -115,7 +116,7 @@ def jobs(
     from ..server.jobs import job_to_dict
 
     if state is not None and state not in JOB_STATES:
-        err.print(f"[red]error:[/red] unknown state {state!r}; choose one of: {', '.join(JOB_STATES)}")
+        say("red", "error", f"unknown state {state!r}; choose one of: {', '.join(JOB_STATES)}")
         raise typer.Exit(2)
     with _engine() as engine:
         tenants = [tenant] if tenant else engine.tenants()

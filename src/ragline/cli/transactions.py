@@ -16,6 +16,7 @@ from .common import AsJson, Tenant, app, err, out
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+from .console import say
 
 import_app = typer.Typer(help="Import records (bank transactions).", no_args_is_help=True)
 connect_app = typer.Typer(help="Import transactions from a bank API.", no_args_is_help=True)
@@ -34,7 +35,7 @@ def _options(currency: str | None, account: str | None, columns: str | None, dec
         try:
             mapping = json.loads(columns)
         except json.JSONDecodeError as exc:
-            err.print(f"[red]error:[/red] --columns is not JSON: {exc}")
+            say("red", "error", f"--columns is not JSON: {exc}")
             raise typer.Exit(2) from exc
         if not isinstance(mapping, dict) or not all(isinstance(v, str) for v in mapping.values()):
             err.print('[red]error:[/red] --columns must map fields to column names: {"timestamp": "Booking date"}')
@@ -60,9 +61,9 @@ def report(data: dict[str, Any], as_json: bool) -> None:
                       f"as of {balance['as_of']}")
     for failure in data["failed"]:
         where = f"line {failure['line']}" if "line" in failure else failure.get("account", "")
-        err.print(f"[yellow]skipped:[/yellow] {data['source']} {where}: {failure['error']}", highlight=False)
+        say("yellow", "skipped", f"{data['source']} {where}: {failure['error']}", highlight=False)
     for failure in text["failed"]:
-        err.print(f"[red]text not written:[/red] {failure['month']}: {failure['error']} (the transactions are "
+        say("red", "text not written", f"{failure['month']}: {failure['error']} (the transactions are "
                   "stored; the next import or `ragline transactions reindex` rebuilds it)", highlight=False)
     if data["failed"] or text["failed"]:
         raise typer.Exit(1)

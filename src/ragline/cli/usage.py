@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from .common import AsJson, Collection, Owner, Tenant, app, err, out, print_json
+from .console import say
 from .common import engine_from_env as _engine
 from .common import scope as _scope
 
@@ -26,7 +27,7 @@ def check_day(value: str | None) -> str | None:
             raise ValueError
         date.fromisoformat(value)
     except ValueError:
-        err.print(f"[red]error:[/red] --since must be a day as YYYY-MM-DD, got {value[:40]!r}", highlight=False)
+        say("red", "error", f"--since must be a day as YYYY-MM-DD, got {value[:40]!r}", highlight=False)
         raise typer.Exit(2) from None
     return value
 
@@ -55,7 +56,7 @@ def usage(tenant: Annotated[str | None, typer.Option("--tenant", "-t", help="One
     out.print(table)
     for report in reports:
         if report["unpriced"]:
-            err.print(f"[yellow]note:[/yellow] {report['tenant']}: no price for {', '.join(report['unpriced'])} "
+            say("yellow", "note", f"{report['tenant']}: no price for {', '.join(report['unpriced'])} "
                       "(counted as 0: right for a local model; otherwise set RAGLINE_USAGE__PRICES)", highlight=False)
 
 

@@ -3,7 +3,7 @@
     from ragline.client import Client
 
     with Client("http://127.0.0.1:8000", key="rl-…") as client:
-        client.upload("handbook", ["handbook.pdf"], wait=True)
+        client.upload(["handbook.pdf"], collection="handbook", wait=True)
         answer = client.ask("How many vacation days do I get?", collection="handbook")
         print(answer.answer, [c.source for c in answer.citations])
 

@@ -6,6 +6,7 @@ reads the streamed answer of ``/v1/ask`` (server-sent events)."""
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, Self, cast
@@ -57,6 +58,21 @@ def _event(sse: ServerSentEvent) -> AskEvent | None:
     return None  # an event this client does not know yet: skipped
 
 
+def _collection_first(method: str, first: Any, second: Any, collection: str | None) -> tuple[str, Any]:
+    """(collection, items) of a call in the new form ``method(items, collection=C)`` or
+    the old ``method(C, items)``, which still works with a ``DeprecationWarning``."""
+    if second is None:
+        if isinstance(first, str):
+            raise TypeError(f"{method}() takes a list: {method}([{first!r}], collection='name')")
+        return collection or "default", first
+    if collection is not None or not isinstance(first, str):
+        raise TypeError(f"{method}() takes the items first and the collection as a keyword: "
+                        f"{method}(items, collection='name')")
+    warnings.warn(f"{method}(collection, items) is deprecated; call {method}(items, collection={first!r})",
+                  DeprecationWarning, stacklevel=3)
+    return first, second
+
+
 def _check_wait(jobs: list[Job], deadline: float | None) -> bool:
     """True when every job finished; raises once past the deadline."""
     if all(job.finished for job in jobs):
@@ -106,17 +122,25 @@ class Client(_Base):
             raise unreachable(exc, self.base_url) from exc
         return _result(call, response)
 
-    def upload(self, collection: str, files: Sequence[FileLike], *, owner: str | None = None,
-               password: str | None = None, wait: bool = False, progress: JobProgress | None = None,
-               timeout: float | None = None) -> list[Job]:
-        """Upload files (paths, or (name, bytes) pairs): one job each. With ``wait``,
-        returns once they are indexed or failed, calling ``progress(jobs)`` meanwhile."""
+    def upload(self, files: Sequence[FileLike] | str, _files: Sequence[FileLike] | None = None, /, *,
+               collection: str | None = None, owner: str | None = None, password: str | None = None,
+               wait: bool = False, progress: JobProgress | None = None, timeout: float | None = None) -> list[Job]:
+        """Upload files (paths, or (name, bytes) pairs) to ``collection`` (default
+        ``default``): one job each. With ``wait``, returns once they are indexed or
+        failed, calling ``progress(jobs)`` meanwhile. (``upload(collection, files)``,
+        the old form, still works and warns.)"""
+        collection, files = _collection_first("upload", files, _files, collection)
         jobs = self._run(self._upload_call(collection, files, owner, password))
         return self.wait(jobs, progress=progress, timeout=timeout) if wait else jobs
 
-    def add_texts(self, collection: str, documents: Sequence[str | dict[str, Any]], *, owner: str | None = None,
-                  wait: bool = False, progress: JobProgress | None = None, timeout: float | None = None) -> list[Job]:
-        """Add documents given as text (or ``{"text", "source", "title", "metadata"}``)."""
+    def add_texts(self, documents: Sequence[str | dict[str, Any]] | str,
+                  _documents: Sequence[str | dict[str, Any]] | None = None, /, *, collection: str | None = None,
+                  owner: str | None = None, wait: bool = False, progress: JobProgress | None = None,
+                  timeout: float | None = None) -> list[Job]:
+        """Add documents given as text (or ``{"text", "source", "title", "metadata"}``)
+        to ``collection`` (default ``default``). (``add_texts(collection, documents)``,
+        the old form, still works and warns.)"""
+        collection, documents = _collection_first("add_texts", documents, _documents, collection)
         jobs = self._run(self._texts_call(collection, documents, owner))
         return self.wait(jobs, progress=progress, timeout=timeout) if wait else jobs
 
@@ -179,17 +203,21 @@ class AsyncClient(_Base):
     def _run(self, call: Call) -> Any:
         return self._send(call)  # a coroutine: every route method is awaited
 
-    async def upload(self, collection: str, files: Sequence[FileLike], *, owner: str | None = None,
-                     password: str | None = None, wait: bool = False, progress: JobProgress | None = None,
+    async def upload(self, files: Sequence[FileLike] | str, _files: Sequence[FileLike] | None = None, /, *,
+                     collection: str | None = None, owner: str | None = None, password: str | None = None,
+                     wait: bool = False, progress: JobProgress | None = None,
                      timeout: float | None = None) -> list[Job]:
         """``Client.upload``, awaited."""
+        collection, files = _collection_first("upload", files, _files, collection)
         jobs = await self._send(self._upload_call(collection, files, owner, password))
         return await self.wait(jobs, progress=progress, timeout=timeout) if wait else jobs
 
-    async def add_texts(self, collection: str, documents: Sequence[str | dict[str, Any]], *,
-                        owner: str | None = None, wait: bool = False, progress: JobProgress | None = None,
-                        timeout: float | None = None) -> list[Job]:
+    async def add_texts(self, documents: Sequence[str | dict[str, Any]] | str,
+                        _documents: Sequence[str | dict[str, Any]] | None = None, /, *,
+                        collection: str | None = None, owner: str | None = None, wait: bool = False,
+                        progress: JobProgress | None = None, timeout: float | None = None) -> list[Job]:
         """``Client.add_texts``, awaited."""
+        collection, documents = _collection_first("add_texts", documents, _documents, collection)
         jobs = await self._send(self._texts_call(collection, documents, owner))
         return await self.wait(jobs, progress=progress, timeout=timeout) if wait else jobs
 

@@ -378,10 +378,10 @@ def _title(title: str) -> str:
 
 def _enrich_citations(data: dict[str, Any], answer: Answer) -> None:
     """Citations with their title and section (a source chip can then say where)."""
-    from ..answer.sanitize import inline
+    from ..answer.sanitize import plain
 
     for citation in data["citations"]:
         source = answer.context.source(citation["n"])
         if source is not None:
-            citation["title"] = inline(source.title) or None
-            citation["section"] = inline(source.section) or None
+            citation["title"] = plain(source.title) or None
+            citation["section"] = plain(source.section) or None

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import ConfigError, EmbedderError
-from .graph_cache import mapped_graph, materialising, weights_digest, write_atomic
+from .graph_cache import mapped_form, mapped_graph, materialising, weights_digest, write_atomic
 from .quantize import PRECISIONS, QUANT_VERSION, quantize_graph
 from .vectors import check_vectors
 
@@ -282,6 +282,9 @@ class BertEmbedder:
         digest = (weights_digest(source, self.cache_dir) if isinstance(source, Path)  # H2: not re-read per process
                   else hashlib.sha256(source).hexdigest())[:16]
         cached = self.cache_dir / f"{self.cache_prefix}-{digest}-{QUANT_VERSION}.onnx"
+        mapped = mapped_form(cached)  # the int8 graph is kept mapped only (its weights on disk once)
+        if mapped is not None:
+            return str(mapped)
         if not cached.is_file():
             fp32 = source.read_bytes() if isinstance(source, Path) else source
             if not write_atomic(cached, quantize_graph(fp32)):  # a read-only or full cache dir
@@ -324,7 +327,9 @@ class BertEmbedder:
         with materialising(self.cache_dir) if self.cache_dir is not None else contextlib.nullcontext():
             source = self._model_source(model_dir, cfg)
             if isinstance(source, str) and Path(source).parent == self.cache_dir:  # H2 (issue 13): weights mapped
-                source = mapped_graph(source)
+                # The int8 graph is ours alone: once mapped, its self-contained copy goes. The fp32
+                # graph stays whole: the int8 graph is keyed by and quantized from it.
+                source = mapped_graph(source, drop_source=source.endswith(f"-{QUANT_VERSION}.onnx"))
         return ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"],
                                     disabled_optimizers=UNFUSED_OPTIMIZERS)
 

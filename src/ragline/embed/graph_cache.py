@@ -100,15 +100,25 @@ def _identity(stat: os.stat_result) -> tuple[int, int, int, int]:
     return stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
 
 
-def mapped_graph(graph: str) -> str:
+def mapped_form(graph: Path) -> Path | None:
+    """``graph``'s mapped form (``mapped_graph``) when it is there whole, else None."""
+    target = graph.with_name(graph.stem + MAPPED_SUFFIX)
+    return target if target.is_file() and (graph.parent / (graph.stem + ".weights")).is_file() else None
+
+
+def mapped_graph(graph: str, *, drop_source: bool = False) -> str:
     """The path of ``graph`` re-saved with external-data weights (built once, beside
-    it), or ``graph`` itself when that cannot be done."""
+    it), or ``graph`` itself when that cannot be done. ``drop_source``: delete the
+    self-contained graph once the mapped one is whole, so its weights are on disk
+    once (the caller finds the mapped form with ``mapped_form`` next time)."""
     source = Path(graph)
     if source.name.endswith(MAPPED_SUFFIX):
         return graph
     target = source.with_name(source.stem + MAPPED_SUFFIX)
     data_name = source.stem + ".weights"
-    if target.is_file() and (source.parent / data_name).is_file():
+    if mapped_form(source) is not None:
+        if drop_source:
+            source.unlink(missing_ok=True)
         return str(target)
     try:
         import onnx
@@ -123,4 +133,6 @@ def mapped_graph(graph: str) -> str:
             os.replace(os.path.join(tmp, target.name), target)
     except Exception:  # noqa: BLE001 - best effort: the self-contained graph still works
         return graph
+    if drop_source:  # a process that opened it already keeps reading it (POSIX unlink)
+        source.unlink(missing_ok=True)
     return str(target)

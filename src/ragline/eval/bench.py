@@ -163,7 +163,7 @@ def run_presets(settings: Settings, dataset_dir: Path, log: Log = print) -> dict
     to the exact pipeline that issue 13 bounds at 0.005."""
     if settings.embedder.name not in ("minilm", "local"):
         return {"status": f"not applicable (embedder {settings.embedder.name})"}
-    models = settings.home / "models"
+    models = settings.embedder.model_cache()
     models.mkdir(parents=True, exist_ok=True)
     runs: dict[str, Any] = {name: _preset_run(dataset_dir, name, models, log) for name in PRESET_RUNS}
     fp32 = runs["fp32"]
@@ -189,7 +189,7 @@ def run_bench(settings: Settings, dataset_dir: Path, *, reference_python: Path |
     with tempfile.TemporaryDirectory(prefix="ragline-bench-") as home:
         bench_settings = settings.model_copy(update={"home": Path(home)})
         # The ONNX graph cache stays in the real home: building it is not what is measured.
-        embedder = CountingEmbedder(make_embedder(settings.embedder, cache_dir=settings.home / "models"))
+        embedder = CountingEmbedder(make_embedder(settings.embedder, cache_dir=settings.embedder.model_cache()))
         engine = Engine(bench_settings, embedder=embedder)
         runner = EvalRunner(bench_settings, dataset, engine=engine)
         try:

@@ -17,7 +17,7 @@ from ..store import one_process_only
 from ..version import __version__
 from .auth import AuthFirst, KeyCache
 from .docs import install_docs
-from .errors import install_error_handlers, log
+from .errors import ApiError, install_error_handlers, install_unknown_routes, log
 from .fairness import FairGate, released
 from .jobs import JobRunner
 from .metrics import Metrics
@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     for router in ROUTERS:
         app.include_router(router)
     app.state.mcp = _mount_mcp(app, engine, settings)
+    install_unknown_routes(app)  # after every /v1 route: what none of them matches
     install_docs(app)
     app.add_middleware(AuthFirst)  # before any body is read (RequestObserver stays outermost: it logs refusals)
     app.add_middleware(RequestObserver, metrics=metrics,
@@ -96,11 +97,20 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     return app
 
 
+MCP_MISSING = ("MCP over HTTP needs the 'mcp' extra, which is not installed on this server: "
+               "pip install 'ragline[mcp]' (or make install), then restart it")
+
+
 def _mount_mcp(app: FastAPI, engine: Engine, settings: Settings) -> Any:
-    """``/v1/mcp`` (MCP over streamable HTTP) when the ``mcp`` extra is installed, else None."""
+    """``/v1/mcp`` (MCP over streamable HTTP) when the ``mcp`` extra is installed, else
+    None and a ``/v1/mcp`` that answers 501 saying what to install."""
     try:
         from .mcp import mount_http
     except ImportError:
+        def mcp_missing() -> None:
+            raise ApiError(501, "mcp_not_installed", MCP_MISSING)
+
+        app.add_api_route("/v1/mcp", mcp_missing, methods=["GET", "POST", "DELETE"], include_in_schema=False)
         return None
     return mount_http(app, engine, settings.server.host)
 

@@ -36,10 +36,38 @@ def _local(page: HTMLResponse) -> HTMLResponse:
     return page
 
 
+def _file_fields(app: FastAPI) -> None:
+    """Mark uploaded files ``format: binary`` in the schema as well: OpenAPI 3.1's
+    ``contentMediaType`` alone makes Swagger UI offer a text box filled with random
+    bytes instead of a file picker."""
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            schema = build()
+
+            def mark(node: object) -> None:
+                if isinstance(node, dict):
+                    if node.get("contentMediaType") == "application/octet-stream" and node.get("type") == "string":
+                        node.setdefault("format", "binary")
+                    for value in node.values():
+                        mark(value)
+                elif isinstance(node, list):
+                    for value in node:
+                        mark(value)
+
+            mark(schema.get("components", {}))
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def install_docs(app: FastAPI) -> None:
     """Serve ``/docs``, ``/redoc`` and their assets from the package. Create the app
     with ``docs_url=None, redoc_url=None`` (FastAPI's CDN pages), and call this before
     mounting anything at ``/``."""
+    _file_fields(app)
     app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="docs-assets")
 
     def url(request: Request, path: str) -> str:

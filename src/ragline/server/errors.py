@@ -76,7 +76,7 @@ def error_response(status: int, code: str, message: str, headers: dict[str, str]
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "payload_too_large",
                415: "unsupported_media_type", 422: "invalid_request", 429: "too_many_requests",
-               503: "service_unavailable", 507: "insufficient_storage"}
+               501: "not_implemented", 503: "service_unavailable", 507: "insufficient_storage"}
 
 
 def map_exception(exc: BaseException) -> tuple[int, str, str]:
@@ -155,6 +155,33 @@ def install_error_handlers(app: FastAPI) -> None:
         log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
         request.state.error = "internal_error"
         return error_response(500, "internal_error", "internal error (logged on the server)")
+
+
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def install_unknown_routes(app: FastAPI) -> None:
+    """A ``/v1/…`` request no route matches gets a 404 naming the method and path (the
+    web page's static files would otherwise answer it with a bare 405); a known path
+    with another method gets a 405 listing the methods it takes."""
+    from starlette.routing import Match
+
+    async def unknown(request: Request) -> JSONResponse:
+        allowed = [method for method in METHODS if method != request.method and any(
+            route is not fallback and route.matches({**request.scope, "method": method})[0] == Match.FULL
+            for route in app.router.routes if getattr(route, "name", None) != "web")]
+        if allowed:
+            methods = ", ".join(allowed)
+            request.state.error = "method_not_allowed"
+            return error_response(405, "method_not_allowed",
+                                  f"{request.url.path} does not take {request.method}; it takes {methods}",
+                                  {"Allow": methods})
+        request.state.error = "not_found"
+        return error_response(404, "not_found", f"no route {request.method} {request.url.path} "
+                                                "(the API's routes are listed at /docs and /openapi.json)")
+
+    app.add_api_route("/v1/{path:path}", unknown, include_in_schema=False, methods=list(METHODS))
+    fallback = app.router.routes[-1]
 
 
 def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

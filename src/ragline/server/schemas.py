@@ -33,6 +33,7 @@ class _Strict(BaseModel):
 
 # -- tenants and keys --------------------------------------------------------
 class TenantIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "acme"}]})
     name: str = _name()
 
 
@@ -46,6 +47,7 @@ class TenantList(BaseModel):
 
 
 class KeyIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"label": "web app", "owner": "alice"}]})
     label: str | None = Field(default=None, max_length=100)
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN,
                               description="Bind the key to this user of the tenant: every request made with it "
@@ -86,6 +88,7 @@ class ChunkingIn(_Strict):
 
 
 class CollectionIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"name": "handbook", "chunking": {"method": "recursive", "size": 1000, "overlap": 200}}]})
     name: str = _name()
     chunking: ChunkingIn | None = None
     model: str | None = Field(default=None, max_length=200,
@@ -137,6 +140,7 @@ class TextDocumentIn(_Strict):
 
 
 class TextDocumentsIn(_Strict):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"documents": [{"text": "Staff get 25 days of paid holiday a year.", "source": "holidays.md", "title": "Holidays", "metadata": {"team": "people", "year": 2026}}]}]})
     documents: list[TextDocumentIn] = Field(min_length=1, max_length=1000)
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
 
@@ -157,6 +161,7 @@ class _Retrieval(_Strict):
 
 
 class SearchIn(_Retrieval):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"collection": "bank", "query": "lost card", "k": 5, "mode": "hybrid"}]})
     query: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     mode: SearchMode | None = None
     k: int | None = Field(default=None, ge=1, le=1000)
@@ -178,6 +183,7 @@ class SearchOut(wire.SearchResult):
 
 
 class AskIn(_Retrieval):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"collection": "bank", "question": "How much is the fee for an unarranged overdraft?"}]})
     question: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS)
     mode: SearchMode | None = None
     filters: dict[str, Any] | None = Field(default=None, description="Metadata filters (see the CLI's --filter)")

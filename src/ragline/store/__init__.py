@@ -28,6 +28,10 @@ BACKENDS: dict[str, tuple[str, str]] = {
 """Backend name → (its package, whose ``open_backend(url, settings)`` returns the ``Store``
 over the backend's ``Roles``; the packages it needs)."""
 
+EXTRAS: dict[str, str] = {"sqlite": "", "postgresql": "postgres", "qdrant": "qdrant"}
+"""The package extra (``pip install 'ragline[EXTRA]'``, pyproject's optional-dependencies)
+each backend needs."""
+
 SCHEMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql",
            "qdrant": "qdrant", "http": "qdrant", "https": "qdrant"}
 
@@ -90,9 +94,9 @@ def open_store(settings: Settings, url: str | None = None) -> Store:
         module = import_module(module_name)
     except ImportError as exc:
         raise ConfigError(f"RAGLINE_STORE__URL names the {name} backend, which needs {packages}: "
-                          f"pip install 'ragline[{name}]' ({exc})") from exc
+                          f"pip install 'ragline[{EXTRAS[name]}]' ({exc})") from exc
     return module.open_backend(url, settings)
 
 
-__all__ = ["BACKENDS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
+__all__ = ["BACKENDS", "EXTRAS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
            "Filter", "Roles", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "sqlite_path"]

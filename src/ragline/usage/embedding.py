@@ -22,6 +22,7 @@ class MeteredEmbedder(DelegatingEmbedder):
         super().__init__(inner)
         self.meter = meter
         self.tenant = tenant
+        self.tokens = 0  # tokens noted so far (the embeddings endpoint reports them)
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         counted = getattr(self.inner, "embed_documents_counted", None)
@@ -31,5 +32,6 @@ class MeteredEmbedder(DelegatingEmbedder):
             vectors = self.inner.embed_documents(texts)
             count = getattr(self.inner, "count_tokens", None)
             tokens = sum(count(t) for t in texts) if count is not None else 0
+        self.tokens += tokens
         self.meter.used(self.tenant, EMBED, self.model_id, events=len(texts), input_tokens=tokens)
         return vectors

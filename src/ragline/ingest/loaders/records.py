@@ -32,15 +32,16 @@ MAX_DEPTH = 8  # deeper nesting is not metadata anyone filters on
 def record_id_problem(key: str) -> str | None:
     """Why a record id cannot name a source, or None. Ids end up in sources, citations
     and prompts, so like file names they must be printable (no control, format or
-    line-separator characters that could fake a "SYSTEM:" line), bounded, and free of
-    path separators."""
+    line-separator characters that could fake a "SYSTEM:" line) and bounded. URLs and
+    paths are ordinary ids in real exports (``https://example.com/faq/a/b``,
+    ``<wiki:AC/DC>``) and are kept: an id is never a path on disk (the source's file
+    is the part before its first ``#``), and where it is shown as markdown or in a
+    prompt it is escaped (``answer/sanitize.py``)."""
     if len(key) > MAX_RECORD_ID_CHARS:
         return f"longer than {MAX_RECORD_ID_CHARS} characters ({len(key):,})"
     bad = next((ch for ch in key if not ch.isprintable()), None)
     if bad is not None:
         return f"contains the non-printable character U+{ord(bad):04X}"
-    if "/" in key or "\\" in key:
-        return "contains a path separator (/ or \\)"
     if key.strip() != key:
         return "starts or ends with a space"
     return None

@@ -7,6 +7,7 @@ owner is refused). Nothing here is MCP-specific: results are plain JSON objects.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, cast
 
 from ...engine import Engine
@@ -65,16 +66,37 @@ class Operations:
 
     def ask(self, who: ApiKeyInfo, question: str, collections: list[str] | None, owner: str | None) -> dict[str, Any]:
         """The server's configured generator answers (a client cannot pick another);
-        each citation carries the passage it quotes and the URI to read it again."""
+        each citation carries the passage it quotes and the URI to read it again.
+        Citations are numbered 1, 2, … in the order the answer first cites them (the
+        engine numbers them by the context's sources, so an answer could open with [2])."""
         # Without stream=True, Engine.ask returns a whole Answer.
         result = cast("Answer", self.engine.ask(question, self.scope(who, collections, owner)))
         answer = result.to_dict(details=True)
         sources = {s["n"]: s for s in answer["details"]["sources"]}
-        citations = [{**c, "title": sources.get(c["n"], {}).get("title"), "text": sources.get(c["n"], {}).get("text"),
-                      "uri": passage_uri(c["doc_id"], c["chunk_id"])} for c in answer["citations"]]
-        return {"answer": answer["answer"], "citations": citations, "abstained": answer["abstained"],
+        order = renumbering(answer["answer"], [c["n"] for c in answer["citations"]])
+        citations = sorted(({**c, "n": order[c["n"]], "title": sources.get(c["n"], {}).get("title"),
+                             "text": sources.get(c["n"], {}).get("text"),
+                             "uri": passage_uri(c["doc_id"], c["chunk_id"])} for c in answer["citations"]),
+                           key=lambda c: c["n"])
+        grounding = {**answer["grounding"], "claims": [
+            {**claim, "text": renumber(claim["text"], order), "cited": [order.get(n, n) for n in claim["cited"]]}
+            for claim in answer["grounding"].get("claims", [])]}
+        return {"answer": renumber(answer["answer"], order), "citations": citations, "abstained": answer["abstained"],
                 "generator": answer["generator"], "fallback_reason": answer["fallback_reason"],
-                "grounding": answer["grounding"]}
+                "grounding": grounding}
+
+    def resources(self, who: ApiKeyInfo, offset: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """A page of the documents the caller sees in every collection of its tenant
+        (shared ones, and an owner-bound key's own), as MCP resources; and whether
+        more follow."""
+        names = [c.name for c in self.engine.list_collections(who.tenant)]
+        if not names:
+            return [], False
+        documents = self.engine.list_documents(Scope(who.tenant, tuple(names), bound_owner(who.owner, None)))
+        page = [{"uri": document_uri(d.id), "name": d.source, "title": d.title or d.source,
+                 "description": f"{d.collection}: {d.source}", "mime_type": "text/plain"}
+                for d in documents[offset:offset + limit]]
+        return page, offset + limit < len(documents)
 
     def passage(self, who: ApiKeyInfo, doc_id: str, chunk_id: str, owner: str | None) -> dict[str, Any]:
         hit = self._passage(who, doc_id, chunk_id, owner)
@@ -100,3 +122,29 @@ class Operations:
                 parts.append(hit.text[max(0, covered - hit.start):])
                 covered = hit.end
         return "".join(parts)
+
+
+_MARKERS = re.compile(r"\[(\d+(?:\s*,\s*\d+)*)\]")
+
+
+def renumbering(text: str, cited: list[int]) -> dict[int, int]:
+    """Old citation number → new: 1, 2, … in the order ``text`` first cites them,
+    then any cited only in the list."""
+    seen: list[int] = []
+    for marker in _MARKERS.finditer(text):
+        for number in (int(n) for n in marker.group(1).split(",")):
+            if number in cited and number not in seen:
+                seen.append(number)
+    seen += [n for n in cited if n not in seen]
+    return {old: new for new, old in enumerate(seen, 1)}
+
+
+def renumber(text: str, order: dict[int, int]) -> str:
+    """``text`` with its ``[n]`` (and ``[n, m]``) markers renumbered by ``order``."""
+    def one(marker: re.Match[str]) -> str:
+        numbers = [int(n) for n in marker.group(1).split(",")]
+        if not all(n in order for n in numbers):
+            return marker.group(0)  # not a citation ("[2020]")
+        return "[" + ", ".join(str(order[n]) for n in numbers) + "]"
+
+    return _MARKERS.sub(one, text)

@@ -1,10 +1,13 @@
 """The MCP server (official ``mcp`` SDK): ragline's read-only tools and document
 resources, for assistants and IDEs that speak the Model Context Protocol.
 
-Tools: ``search``, ``ask`` (an answer with citations that quote their passages),
-``list_collections``, ``list_documents``, ``fetch_passage``. Resources:
-``ragline://documents/{doc_id}`` (a document's stored text) and
-``ragline://documents/{doc_id}/passages/{chunk_id}`` (one cited passage).
+Tools: ``search``, ``ask`` (an answer with citations that quote their passages,
+numbered in the order the answer cites them), ``list_collections``,
+``list_documents``, ``fetch_passage``. Resources: ``ragline://documents/{doc_id}``
+(a document's stored text; ``resources/list`` lists the caller's documents, a page
+of 100 at a time) and ``ragline://documents/{doc_id}/passages/{chunk_id}`` (one
+cited passage). Arguments out of bounds are refused with one line naming the
+argument and its bound (``invalid_request: k must be at most 50 (got 500)``).
 
 Who is calling is decided per call by ``caller(ctx)``: over stdio the key given to
 ``ragline mcp``, checked on every call (a revoked key stops working); over HTTP
@@ -19,8 +22,8 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.types import ToolAnnotations
-from pydantic import Field
+from mcp.types import ListResourcesResult, Resource, ToolAnnotations
+from pydantic import Field, ValidationError
 
 from ...engine import Engine
 from ...errors import RaglineError
@@ -63,11 +66,55 @@ def _resource(run: Callable[[], T]) -> T:
         raise (ResourceNotFoundError if status == 404 else ResourceError)(f"{code}: {message}") from exc
 
 
+RESOURCES_PAGE = 100
+"""Documents per page of ``resources/list`` (the cursor is the offset of the next page)."""
+
+
+def _invalid(exc: ValidationError) -> str:
+    """Pydantic's errors as one line a person reads: the argument, its bound, the value."""
+    bounds = {"less_than_equal": "at most {le}", "greater_than_equal": "at least {ge}",
+              "less_than": "below {lt}", "greater_than": "above {gt}"}
+    parts = []
+    for error in exc.errors()[:3]:
+        name = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
+        bound = bounds.get(error.get("type", ""))
+        what = bound.format(**error.get("ctx", {})) if bound else error.get("msg", "invalid").lower()
+        got = repr(error.get("input"))
+        parts.append(f"{name} must be {what} (got {got[:40] + '…' if len(got) > 40 else got})" if bound
+                     else f"{name}: {what}")
+    return "invalid_request: " + "; ".join(parts)
+
+
+class _Server(MCPServer):
+    """The SDK's server, with the documents as listed resources and readable argument errors."""
+
+    list_page: Callable[[Context, int], tuple[list[dict[str, Any]], bool]] | None = None
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(_invalid(exc.__cause__)) from exc.__cause__
+            raise
+
+    async def _handle_list_resources(self, ctx: Any, params: Any) -> ListResourcesResult:
+        if self.list_page is None:
+            return await super()._handle_list_resources(ctx, params)
+        context = Context(request_context=ctx, mcp_server=self)
+        cursor = getattr(params, "cursor", None)
+        offset = int(cursor) if cursor and str(cursor).isdigit() else 0
+        page, more = _resource(lambda: self.list_page(context, offset))  # type: ignore[misc]
+        return ListResourcesResult(resources=[Resource(**item) for item in page],
+                                   next_cursor=str(offset + RESOURCES_PAGE) if more else None)
+
+
 def build_server(engine: Engine, caller: Caller) -> MCPServer:
     """The MCP server over ``engine``; every call is scoped by ``caller(ctx)``'s key."""
     ops = Operations(engine)
     # log_level: the SDK configures the root logger; only warnings, so ragline's own lines stay alone.
-    mcp: MCPServer = MCPServer("ragline", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    mcp = _Server("ragline", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    mcp.list_page = lambda ctx, offset: ops.resources(caller(ctx), offset, RESOURCES_PAGE)
 
     @mcp.tool(annotations=READ_ONLY)
     def search(query: Question, ctx: Context, collections: Collections = None,

@@ -1,7 +1,10 @@
 """The two ways to reach the MCP server, each with its way of knowing the caller:
 
-- **stdio** (``ragline mcp --key KEY``): a desktop assistant starts ragline as a
-  child process; the key it was given is verified on every call.
+- **stdio** (``ragline mcp``): a desktop assistant starts ragline as a child
+  process. Without a key it acts as the CLI does, for the local user who owns the
+  data directory: the whole of one tenant (``--tenant``, default ``default``).
+  With ``--key KEY`` (or ``RAGLINE_API_KEY``) it is scoped by that key, verified
+  on every call.
 - **streamable HTTP** under the REST server (``/v1/mcp``): stateless, so any
   replica answers any request; ``AuthFirst`` authenticates each request from its
   ``Authorization: Bearer`` header and applies the tenant's rate quota before the
@@ -42,9 +45,23 @@ def request_caller(ctx: Context) -> ApiKeyInfo:
     return info
 
 
-def run_stdio(engine: Engine, secret: str) -> None:
+def local_caller(tenant: str) -> Caller:
+    """The caller for the local user (stdio without a key): the whole tenant, as the CLI."""
+    local = ApiKeyInfo(id="local", tenant=tenant, label="local user", prefix="", created=0.0)
+
+    def caller(ctx: Context) -> ApiKeyInfo:
+        return local
+
+    return caller
+
+
+def run_stdio(engine: Engine, secret: str | None, tenant: str = "default") -> None:
     """Serve MCP on stdin/stdout until the client closes them (stdout carries only
-    protocol messages; logs go to stderr)."""
+    protocol messages; logs go to stderr): scoped by ``secret``'s key, or without
+    one as the local user over ``tenant``."""
+    if secret is None:
+        build_server(engine, local_caller(tenant)).run("stdio")
+        return
     authenticate(engine, secret)  # a wrong key fails at start, not on the first call
     build_server(engine, key_caller(engine, secret)).run("stdio")
 

@@ -38,7 +38,8 @@ def configure_turn_log() -> None:
 
 
 class ConversationIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"title": "Overdraft questions", "collections": ["bank"], "owner": "alice"}]})
     title: str | None = Field(default=None, min_length=1, max_length=TITLE_MAX_CHARS)
     collections: list[Annotated[str, Field(pattern=NAME_PATTERN)]] = Field(default_factory=list, max_length=20,
                                    description="The collections its turns answer from (a hint for clients)")
@@ -46,7 +47,7 @@ class ConversationIn(BaseModel):
 
 
 class ConversationPatch(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"title": "Overdraft fees"}]})
     title: str = Field(min_length=1, max_length=TITLE_MAX_CHARS)
 
 
@@ -73,7 +74,7 @@ class ConversationList(BaseModel):
 
 
 class PolicyIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"policy": "abstain"}]})
     policy: Literal["abstain", "general"] = Field(description=(
         "When nothing relevant is found: abstain (default) or answer from the LLM alone, marked as such"))
 

@@ -74,7 +74,7 @@ def _queued(request: Request, jobs: list[JobInfo]) -> dict:
              responses=responses(400, 409, 413, 415))
 def upload_documents(request: Request, name: CollectionPath,
                      files: Annotated[list[UploadFile], File(description="One or more files")], who: Tenant,
-                     owner: Annotated[str | None, Form(pattern=OWNER_PATTERN)] = None,
+                     owner: Annotated[str | None, Form(pattern=OWNER_PATTERN, examples=["alice"])] = None,
                      password: Annotated[str | None, Form(
                          max_length=1024, json_schema_extra={"format": "password"},
                          description="Password of encrypted PDFs in this upload; kept only until their jobs "

@@ -16,6 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from ...answer.sanitize import inline
 from ...conversations.options import AnswerOptions, RAGOptions
 from ...errors import NotFoundError
 from ...models import NAME_PATTERN, OWNER_PATTERN
@@ -73,7 +74,8 @@ class ChatMessage(BaseModel):
 class ChatCompletionIn(BaseModel):
     """OpenAI's request; sampling parameters are accepted and ignored."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [
+        {"model": "bank", "messages": [{"role": "user", "content": "How much is the fee for an unarranged overdraft?"}]}]})
     model: str = Field(max_length=64, description="The collection to answer from (see GET /v1/models)")
     messages: list[ChatMessage] = Field(min_length=1, max_length=CHAT_MAX_MESSAGES,
                                         description=f"At most {CHAT_TOTAL_MAX_CHARS:,} characters of text in all")
@@ -127,10 +129,124 @@ def list_models(request: Request, who: Tenant) -> dict:
                                         "owned_by": who.tenant} for c in engine(request).list_collections(who.tenant)]}
 
 
+@router.get("/models/{model}", response_model=ModelOut, responses=responses(404))
+def retrieve_model(model: str, request: Request, who: Tenant) -> dict:
+    """One model: a collection of the tenant (for chat completions), or the embedding
+    model ``POST /v1/embeddings`` serves."""
+    eng = engine(request)
+    for c in eng.list_collections(who.tenant):
+        if c.name == model:
+            return {"id": c.name, "object": "model", "created": int(c.created), "owned_by": who.tenant}
+    if model in _embedding_names(request):
+        return {"id": eng.embedder.model_id, "object": "model", "created": 0, "owned_by": "ragline"}
+    raise NotFoundError(f"model {model!r} not found (models are collection names: GET /v1/models; "
+                        f"the embedding model is {eng.embedder.model_id!r})")
+
+
+EMBED_MAX_INPUTS = 2048
+EMBED_MAX_INPUT_CHARS = CHAT_MESSAGE_MAX_CHARS
+
+
+class EmbeddingsIn(BaseModel):
+    """OpenAI's request; ``user`` is accepted and ignored."""
+
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [
+        {"model": "sentence-transformers/all-MiniLM-L6-v2", "input": ["How do I report a lost card?"]}]})
+    input: str | list[str] | list[int] | list[list[int]] = Field(description=(
+        f"A text or a list of at most {EMBED_MAX_INPUTS:,} texts of at most {EMBED_MAX_INPUT_CHARS:,} characters each "
+        "(token arrays are refused: send text)"))
+    model: str = Field(max_length=200, description="The server's embedding model (see GET /v1/models/{model}): "
+                                                   "its id, its short name, or the embedder's name")
+    encoding_format: Literal["float", "base64"] = "float"
+    dimensions: int | None = Field(default=None, ge=1, description="Must be the model's dimension if given")
+
+    @field_validator("input")
+    @classmethod
+    def _texts(cls, value: Any) -> Any:
+        texts = [value] if isinstance(value, str) else value
+        if not texts:
+            raise ValueError("input is empty: send a text or a list of texts")
+        if not all(isinstance(t, str) for t in texts):
+            raise ValueError("input holds token ids; this server embeds text: send strings (with LangChain's "
+                             "OpenAIEmbeddings, set check_embedding_ctx_length=False)")
+        if len(texts) > EMBED_MAX_INPUTS:
+            raise ValueError(f"input holds {len(texts):,} texts; the limit is {EMBED_MAX_INPUTS:,}")
+        longest = max(len(t) for t in texts)
+        if longest > EMBED_MAX_INPUT_CHARS:
+            raise ValueError(f"an input holds {longest:,} characters; the limit is {EMBED_MAX_INPUT_CHARS:,}")
+        return value
+
+
+class EmbeddingOut(BaseModel):
+    object: Literal["embedding"] = "embedding"
+    index: int
+    embedding: list[float] | str
+
+
+class EmbeddingUsage(BaseModel):
+    prompt_tokens: int
+    total_tokens: int
+
+
+class EmbeddingsOut(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[EmbeddingOut]
+    model: str
+    usage: EmbeddingUsage
+
+
+def _embedding_names(request: Request) -> set[str]:
+    eng = engine(request)
+    model_id = eng.embedder.model_id
+    return {model_id, model_id.rsplit("/", 1)[-1], eng.settings.embedder.name.strip().lower()}
+
+
+@router.post("/embeddings", response_model=EmbeddingsOut, responses=responses(404))
+def embeddings(body: EmbeddingsIn, request: Request, who: Tenant) -> dict:
+    """Vectors from the server's own embedding model (the one its collections are
+    filled with), so OpenAI-compatible embedders (LangChain's ``OpenAIEmbeddings``,
+    LlamaIndex's ``OpenAIEmbedding``, the ``openai`` client) can use it. The tokens
+    count as the tenant's embedding usage."""
+    import base64
+
+    import numpy as np
+
+    from ...usage.embedding import MeteredEmbedder
+
+    eng = engine(request)
+    embedder = eng.embedder
+    if body.model not in _embedding_names(request):
+        raise NotFoundError(f"embedding model {body.model!r} not found; this server embeds with "
+                            f"{embedder.model_id!r}")
+    if body.dimensions is not None and body.dimensions != embedder.dimension:
+        raise ApiError(422, "invalid_request", f"dimensions is {body.dimensions}; {embedder.model_id} gives "
+                                               f"{embedder.dimension}")
+    texts = [body.input] if isinstance(body.input, str) else list(body.input)
+    metered = MeteredEmbedder(embedder, eng.meter, who.tenant)
+    vectors = np.asarray(metered.embed_documents(texts), dtype=np.float32)  # type: ignore[arg-type]
+    data = [{"object": "embedding", "index": i,
+             "embedding": base64.b64encode(v.tobytes()).decode() if body.encoding_format == "base64" else v.tolist()}
+            for i, v in enumerate(vectors)]
+    return {"object": "list", "data": data, "model": embedder.model_id,
+            "usage": {"prompt_tokens": metered.tokens, "total_tokens": metered.tokens}}
+
+
 def _sources(citations: list[dict[str, Any]]) -> str:
+    """The footer chat clients render as markdown: each cited file once, in the order
+    first cited, with its citation numbers and the sections and pages cited in it
+    (``[1][3] overdraft-policy.md — Overdraft policy > Unarranged overdrafts; p. 2``).
+    The values are uploaded data, so markdown in them is escaped here."""
     if not citations:
         return ""
-    lines = [f"[{c['n']}] {c['source']}" + (f", p. {c['page']}" if c.get("page") else "") for c in citations]
+    files: dict[str, tuple[list[int], list[str]]] = {}
+    for c in citations:
+        numbers, places = files.setdefault(c["source"], ([], []))
+        numbers.append(c["n"])
+        place = ", ".join(p for p in (c.get("section") or "", f"p. {c['page']}" if c.get("page") else "") if p)
+        if place and place not in places:
+            places.append(place)
+    lines = ["".join(f"[{n}]" for n in numbers) + f" {inline(source)}" + (f" — {inline('; '.join(places))}" if places else "")
+             for source, (numbers, places) in files.items()]
     return "\n\nSources:\n" + "\n".join(lines)
 
 

@@ -56,7 +56,9 @@ class TransactionIn(BaseModel):
 
 
 class TransactionsIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"owner": "alice", "transactions": [
+        {"transaction_id": "tx-2026-09-03-1", "account_id": "current", "timestamp": "2026-09-03T08:15:00Z",
+         "description": "CARD PAYMENT TO PUREGYM LTD", "amount": -24.99, "currency": "GBP"}]}]})
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
     transactions: list[dict[str, Any]] = Field(
         min_length=1, max_length=10_000,
@@ -65,7 +67,8 @@ class TransactionsIn(BaseModel):
 
 
 class CategorizeIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [
+        {"owner": "alice", "target": "PureGym", "category": "Personal care"}]})
     owner: str | None = Field(default=None, pattern=OWNER_PATTERN)
     target: str = Field(min_length=1, max_length=256, description="A transaction id, or a merchant")
     category: str = Field(min_length=1, max_length=200,
@@ -201,10 +204,10 @@ def reindex_transactions(request: Request, who: Tenant, owner: Owner = None) -> 
 def import_transactions(
     request: Request, who: Tenant,
     file: Annotated[UploadFile, File(description="A statement: CSV, JSON / JSON Lines, OFX / QFX")],
-    owner: Annotated[str | None, Form(pattern=OWNER_PATTERN)] = None,
+    owner: Annotated[str | None, Form(pattern=OWNER_PATTERN, examples=["alice"])] = None,
     format: Annotated[ImportFormat | None, Form()] = None,
-    currency: Annotated[str | None, Form(pattern=r"^[A-Za-z]{3}$")] = None,
-    account_id: Annotated[str | None, Form(max_length=256)] = None,
+    currency: Annotated[str | None, Form(pattern=r"^[A-Za-z]{3}$", examples=["GBP"])] = None,
+    account_id: Annotated[str | None, Form(max_length=256, examples=["current"])] = None,
     columns: Annotated[str | None, Form(description='CSV column names by field, as JSON: {"timestamp": "Date"}')]
     = None,
     decimal: Annotated[Literal[",", "."] | None, Form()] = None,
