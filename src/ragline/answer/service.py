@@ -30,6 +30,7 @@ from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError, NotFoundError
 from ..messages import DEFAULT_LANGUAGE, message, quoted
+from ..pause import pause_point
 from ..models import Hit, Scope, index_text
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
@@ -278,6 +279,7 @@ class Answerer:
             except EmbedderError:
                 pass
             embed_ms += (time.perf_counter() - embed_started) * 1000
+        pause_point()  # the stages after search are CPU work too: a lighter tenant's request may go first
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
         floor = self.floor()
         if floor is not None and max(relevance.values(), default=floor) < floor:
@@ -296,7 +298,9 @@ class Answerer:
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings,
                         language=language)
+        pause_point()
         missing = self._unmet(asked, context, floor, glossary, searcher, scope, question, memo)
+        pause_point()
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
@@ -363,6 +367,7 @@ class Answerer:
         if is_no_answer(text):  # the model's fixed reply (prompt.NO_ANSWER), said in the user's language
             answer.answer, answer.abstained = message("not_relevant", answer.language), True
             return
+        pause_point()  # before the claims are checked
         shipped = yield from self._verified(text, request, generator, memo, answer, turn)
         answer.answer = shipped
         answer.citations = _citations(answer, context)

@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..store.types import ApiKeyInfo
 from .disk import check_free_space
 from .errors import ApiError, error_json, log, map_exception
+from .fairness import cost_of
 from .quotas import quotas_of
 
 if TYPE_CHECKING:
@@ -224,12 +225,14 @@ class AuthFirst:
         if _is(UPLOADS, scope.get("method", ""), path):
             receive = _charged(receive, quotas_of(app), state["tenant"])
         gate = getattr(app.state, "gate", None)
-        if gate is None or scope.get("method") != "POST" or state["tenant"] == "(admin)":
+        method = scope.get("method", "")
+        cost = cost_of(method, path, _is(UPLOADS, method, path))
+        if gate is None or cost is None or state["tenant"] == "(admin)":
             await self.app(scope, receive, send)
             return
         admitted = time.perf_counter()
-        try:  # the work of a tenant's request (not its lookups) shares the process fairly
-            slot = await gate.enter(state["tenant"])
+        try:  # every request of a tenant (lookups too) shares the process fairly, by its cost
+            slot = await gate.enter(state["tenant"], cost)
         except ApiError as exc:
             await _refuse(exc, state, send)
             return
