@@ -52,8 +52,12 @@ _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 UPLOADS = ("POST", re.compile(r"/v1/collections/[^/]+/documents(/text)?/?"))
 """Routes that add documents: the storage quota is checked before their body is read."""
 
-TENANT_WIDE = ("DELETE", re.compile(r"/v1/collections/[^/]+/?"))
-"""Routes that act on every owner's data at once: refused (403) to owner-bound keys."""
+TENANT_WIDE = (("DELETE", re.compile(r"/v1/collections/[^/]+/?")),
+               ("POST", re.compile(r"/v1/collections/?")),
+               ("PUT", re.compile(r"/v1/collections/[^/]+/answer-policy/?")))
+"""Routes that change what every owner of the tenant has (deleting or creating a
+collection, its answer policy): refused (403) to owner-bound keys, which read and
+write their own data only. Re-ingesting a shared document is refused in its route."""
 
 
 def _is(policy: tuple[str, re.Pattern[str]], method: str, path: str) -> bool:
@@ -164,9 +168,9 @@ async def tenant_principal(request: Request, credentials: Annotated[HTTPAuthoriz
         await run_in_threadpool(admit, request.app, info, request.method, path)
     request.state.tenant = info.tenant
     request.state.key_owner = info.owner
-    if info.owner is not None and _is(TENANT_WIDE, request.method, path):
-        raise ApiError(403, "forbidden", "this API key is bound to one owner; it cannot act on every owner's "
-                       "documents at once (use a key without an owner)")
+    if info.owner is not None and any(_is(policy, request.method, path) for policy in TENANT_WIDE):
+        raise ApiError(403, "forbidden", "this API key is bound to one owner; it cannot change what every owner "
+                       "of the tenant shares (collections, their answer policy): use a key without an owner")
     return Principal(tenant=info.tenant, key_id=info.id, owner=info.owner)
 
 
