@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import ConfigError
 from ..messages import DEFAULT_LANGUAGE, choose_language
 from ..models import Scope
+from ..pause import pause_point
 from ..store.filters import Filters
 from .generators import Generator
 from .types import Answer, AnswerEvents, AnswerStream, Event
@@ -163,6 +164,7 @@ class Router:
     def _decide(self, asked: Asked) -> tuple[Route, Decision, list[str]]:
         declined: list[str] = []
         for route in self.routes[:-1]:
+            pause_point()  # deciding reads the whole question (up to 10,000 characters) per route
             decision = route.decide(asked)
             if decision.taken:
                 return route, decision, declined

@@ -30,8 +30,8 @@ from ..embed.cache import QueryCache
 from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError, NotFoundError
 from ..messages import DEFAULT_LANGUAGE, message, quoted
-from ..pause import pause_point
 from ..models import Hit, Scope, index_text
+from ..pause import pause_point
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings

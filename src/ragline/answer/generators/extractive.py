@@ -20,6 +20,7 @@ import numpy as np
 
 from ...embed.base import Embedder
 from ...errors import EmbedderError
+from ...pause import pause_point
 from ..claims import fold
 from ..constraints import answer_type, kind_terms
 from ..readable import units
@@ -85,6 +86,7 @@ class ExtractiveGenerator:
         amount…), state one too: the rest is padding."""
         candidates = []
         for source in request.context.sources:
+            pause_point()  # reading each source is CPU work: a lighter tenant's request may go first
             for unit in units(source.text, request.question):
                 text = strip_heading(unit.text)
                 if unit.dangling:
