@@ -29,7 +29,9 @@ def render() -> str:
                   (f"Victim: one tenant searching one request at a time, {tenancy['seconds']:g} s alone then "
                    f"{tenancy['seconds']:g} s flooded; hostile: another tenant from another process on the same "
                    f"machine (nice 10), unbounded (the worst case) or bounded to {tenancy['bounded_rate']:g} "
-                   f"requests/s in all (the default rate quota). Run {tenancy['when']} on {tenancy['cpus']} cores."), "",
+                   f"requests/s in all (the default rate quota). Run {tenancy['when']} on {tenancy['cpus']} cores"
+                   + (f", load average {tenancy['load_average'][0]} → {tenancy['load_average'][1]} (other work on "
+                      "the machine)" if "load_average" in tenancy else "") + "."), "",
                   "| hostile load | bound | sent/s | victim p95 solo → flooded | ratio (target ≤ 2) |",
                   "| --- | --- | --- | --- | --- |"]
         lines += [(f"| {r['threads']} threads: {r['hostile']} | {r['bound']} | {r['hostile_sent_per_s']} | "

@@ -244,7 +244,7 @@ def matrix(seconds: float, output: Path | None = None, rate: float = QUOTA_RATE)
     """Every flood of issue 29 (GET lookups; search, ask and chat; those with uploads),
     each unbounded (the worst case: the flooding client on the server's machine, as fast
     as it is answered) and bounded to ``rate`` requests/s: victim p95 solo → flooded."""
-    runs = []
+    runs, load_before = [], os.getloadavg()[0]
     for mix in ("get", "query", "mixed"):
         for bound in (0.0, rate):
             name = f"tenancy-{mix}-{'bounded' if bound else 'worst'}"
@@ -257,7 +257,9 @@ def matrix(seconds: float, output: Path | None = None, rate: float = QUOTA_RATE)
                          "p95_ratio": result["p95_ratio"], "victim_errors": result["victim_errors"],
                          "hostile_responses": result["hostile_responses"],
                          "cpu_share": result["server_with_hostile"]["cpu_share"], "file": f"{name}.json"})
-    table = {"seconds": seconds, "bounded_rate": rate, "target_p95_ratio": 2.0, "runs": runs,
+    table = {"seconds": seconds, "bounded_rate": rate, "target_p95_ratio": 2.0,
+             "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],  # others' work on the machine
+             "runs": runs,
              "met": {f"{r['mix']} {'bounded' if r['bound'] != 'unbounded' else 'worst'}": r["p95_ratio"] <= 2.0
                      for r in runs}}
     write("tenancy", table, output)

@@ -353,3 +353,37 @@ def test_a_tenants_lookups_wait_for_its_share_while_another_tenants_are_answered
         finally:
             stop.set()
             trickler.join(5)
+
+
+def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_for_a_bounded_while() -> None:
+    """Two requests running at once share one GIL: while the victim's search runs, the
+    flooding tenant's next lookup waits (up to ``max_pause_s``), however cheap it is."""
+    from ragline.server.fairness import COSTS
+
+    async def scenario() -> None:
+        gate = FairGate(slots=3, per_tenant=2, max_pause_s=0.3)  # room is not what holds it back
+        victim = await gate.enter("victim", COSTS["query"])
+        order: list[str] = []
+
+        async def lookup(name: str) -> None:
+            slot = await gate.enter("hostile", COSTS["read"])
+            order.append(name)
+            await asyncio.sleep(0.05)
+            gate.leave(slot)
+
+        first, second, third = (asyncio.create_task(lookup(n)) for n in ("first", "second", "third"))
+        await asyncio.sleep(0.02)
+        assert order == ["first", "second"]  # the hostile tenant's load reached the victim's: the third defers
+        assert gate.snapshot()["waiting"] == {"hostile": 1}
+        gate.leave(victim)
+        await asyncio.wait_for(asyncio.gather(first, second, third), 5)
+        assert order == ["first", "second", "third"]
+
+        # A victim request that runs long defers the other tenant by at most max_pause_s.
+        victim = await gate.enter("victim", COSTS["query"])
+        held = [asyncio.create_task(lookup(f"held{i}")) for i in range(3)]
+        await asyncio.wait_for(asyncio.gather(*held), 5)  # granted when their deferral ends, the victim still running
+        assert gate.snapshot()["running"] == {"victim": 1}
+        gate.leave(victim)
+
+    _run(scenario())

@@ -3,7 +3,7 @@
 Request work (reading and validating bodies, embedding questions, searching,
 fusing, building responses) is CPU work under one GIL: when one tenant floods the
 server from many connections, every other tenant's requests queue behind its work
-(bench/drill_tenancy.py measured another tenant's search p95 26× its solo figure).
+(bench/drills/tenancy.py measured another tenant's search p95 26× its solo figure).
 ``FairGate`` admits every authenticated request, weighted by what it costs
 (``COSTS``: a lookup such as a document list, a job or the usage report is ``read``,
 1 unit; a search, ask or chat is ``query``, 2 units, one slot; an upload is
