@@ -64,6 +64,7 @@ class SQLiteSearch(TablesAreTheIndex):
         self._indexes: OrderedDict[int, _VectorIndex] = OrderedDict()
         self._matrices_budget = matrices_mb * 2**20
         self._index_lock = threading.Lock()
+        self._seen_counts: OrderedDict[tuple, tuple[bool, int, int]] = OrderedDict()  # ``_seen``'s, newest last
         self._side = side  # None: exact search at every size
 
     def loaded_matrices(self) -> list[int]:
@@ -206,7 +207,7 @@ class SQLiteSearch(TablesAreTheIndex):
         for ref in collections:
             check_ref(scope, ref)
             cid = row_id(ref)
-            if scope.owner is not None and self._others_private(cid, scope.owner):
+            if scope.owner is not None and self._seen(scope, cid)[0]:
                 results.extend(self._keyword_seen(scope, cid, terms, k, filters))
                 continue
             wordy = self._wordy(cid)
@@ -240,10 +241,28 @@ class SQLiteSearch(TablesAreTheIndex):
         return results[:k]
 
     # -- an owner's view of a collection other owners keep private rows in ------------
-    def _others_private(self, cid: int, owner: str) -> bool:
-        """Whether the collection holds rows of an owner other than ``owner``."""
-        return bool(self.db.read("SELECT EXISTS (SELECT 1 FROM chunks WHERE collection_id = ? AND owner IS NOT NULL "
-                                 "AND owner <> ?)", (cid, owner))[0][0])
+    def _seen(self, scope: Scope, cid: int) -> tuple[bool, int, int]:
+        """For the scope's owner: whether the collection holds rows of another owner, and
+        the number and total FTS5 length of the rows it may read. Kept per collection
+        version (every write moves it), so a query pays the pass over the rows once."""
+        key = (cid, self._collection_state(cid)[0], scope.tenant, scope.owner)
+        with self._index_lock:
+            if key in self._seen_counts:
+                return self._seen_counts[key]
+        others = bool(self.db.read("SELECT EXISTS (SELECT 1 FROM chunks WHERE collection_id = ? AND owner IS NOT NULL "
+                                   "AND owner <> ?)", (cid, scope.owner))[0][0])
+        n = total = 0
+        if others:
+            owner_sql, owner_params = owner_visibility(scope, "c", "?")
+            for (size,) in self.db.read(f"SELECT s.sz FROM fts_{cid}_docsize s JOIN chunks c ON c.rowid = s.id "
+                                        f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}",
+                                        [scope.tenant, cid, *owner_params]):
+                n, total = n + 1, total + _varint(size)
+        with self._index_lock:
+            self._seen_counts[key] = (others, n, total)
+            while len(self._seen_counts) > 256:
+                self._seen_counts.popitem(last=False)
+        return others, n, total
 
     def _keyword_seen(self, scope: Scope, cid: int, terms: list[str], k: int,
                       filters: Filter) -> list[tuple[str, float]]:
@@ -255,11 +274,10 @@ class SQLiteSearch(TablesAreTheIndex):
         the row's terms as FTS5's tokenizer splits them."""
         owner_sql, owner_params = owner_visibility(scope, "c", "?")
         seen, seen_params = f"c.tenant = ? AND c.collection_id = ?{owner_sql}", [scope.tenant, cid, *owner_params]
-        lengths = {rid: _varint(size) for rid, size in self.db.read(
-            f"SELECT s.id, s.sz FROM fts_{cid}_docsize s JOIN chunks c ON c.rowid = s.id WHERE {seen}", seen_params)}
-        if not lengths:
+        _, n, total = self._seen(scope, cid)
+        if not n:
             return []
-        n, avgdl = len(lengths), max(1, sum(lengths.values())) / len(lengths)
+        avgdl = max(1, total) / n
         where, params = compile_sqlite(filters)
         join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
         idf: dict[str, float] = {}
@@ -277,11 +295,15 @@ class SQLiteSearch(TablesAreTheIndex):
         if not rows:
             return []
         texts: dict[int, list[str]] = {}
+        lengths: dict[int, int] = {}
         flat = list(rows)
         for start in range(0, len(flat), 500):
             part = flat[start:start + 500]
+            marks = ",".join("?" * len(part))
             texts.update((rid, _fts_tokens(text)) for rid, text in self.db.read(
-                f"SELECT rowid, terms FROM fts_{cid} WHERE rowid IN ({','.join('?' * len(part))})", part))
+                f"SELECT rowid, terms FROM fts_{cid} WHERE rowid IN ({marks})", part))
+            lengths.update((rid, _varint(size)) for rid, size in self.db.read(
+                f"SELECT id, sz FROM fts_{cid}_docsize WHERE id IN ({marks})", part))
         wanted = {term: _fts_tokens(term) for term in idf}
         scored = []
         for rid, chunk_id in rows.items():
