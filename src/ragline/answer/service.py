@@ -281,6 +281,7 @@ class Answerer:
             embed_ms += (time.perf_counter() - embed_started) * 1000
         pause_point()  # the stages after search are CPU work too: a lighter tenant's request may go first
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
+        pause_point()
         floor = self.floor()
         if floor is not None and max(relevance.values(), default=floor) < floor:
             # Only a question whose best passage misses the model's floor is judged by this
@@ -292,6 +293,7 @@ class Answerer:
             max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
         builder = ContextBuilder(max_tokens=max_tokens, max_sources=max_sources,
                                  floor=floor, neighbours=answer_settings.neighbours, counter=self.counter)
+        pause_point()
         with span("context"):
             context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}

@@ -100,15 +100,19 @@ class ExtractiveGenerator:
                           for s in request.context.sources if s.text.strip()]
         if not candidates:
             return []
+        pause_point()
         question_terms = content_terms(request.question)
         lexical = np.array([term_overlap(question_terms, c.terms) for c in candidates], dtype=np.float32)
+        pause_point()
         semantic = self._similarities(request, [c.text for c in candidates])
+        pause_point()
         scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
         # The question's kind words ("home" of "home loan" beside personal loans): a
         # sentence whose source never names the asked kind answers a sibling.
         labels = {s.n: fold(f"{s.title or ''} {s.section or ''}") for s in request.context.sources}
         kinds = kind_terms(request.question, [f"{s.title or ''} {s.section or ''} {s.text}"
                                               for s in request.context.sources])
+        pause_point()
         for candidate, score in zip(candidates, scores):
             label = f"{labels.get(candidate.n, '')} {fold(candidate.text)}"  # where it is said, and what
             missing = [k for k in kinds if not re.search(rf"\b{re.escape(k)}", label)]
