@@ -361,7 +361,7 @@ def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_fo
     from ragline.server.fairness import COSTS
 
     async def scenario() -> None:
-        gate = FairGate(slots=3, per_tenant=2, max_pause_s=0.3)  # room is not what holds it back
+        gate = FairGate(slots=3, per_tenant=2, max_pause_s=0.3)  # room is not what holds them back
         victim = await gate.enter("victim", COSTS["query"])
         order: list[str] = []
 
@@ -373,8 +373,8 @@ def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_fo
 
         first, second, third = (asyncio.create_task(lookup(n)) for n in ("first", "second", "third"))
         await asyncio.sleep(0.02)
-        assert order == ["first", "second"]  # the hostile tenant's load reached the victim's: the third defers
-        assert gate.snapshot()["waiting"] == {"hostile": 1}
+        assert order == ["first"]  # then the hostile tenant has more requests than the victim: the others defer
+        assert gate.snapshot()["waiting"] == {"hostile": 2}
         gate.leave(victim)
         await asyncio.wait_for(asyncio.gather(first, second, third), 5)
         assert order == ["first", "second", "third"]
@@ -385,5 +385,20 @@ def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_fo
         await asyncio.wait_for(asyncio.gather(*held), 5)  # granted when their deferral ends, the victim still running
         assert gate.snapshot()["running"] == {"victim": 1}
         gate.leave(victim)
+
+        # A victim's one search does not defer to a tenant with one cheap lookup in flight.
+        lookup_slot = await gate.enter("hostile", COSTS["read"])
+        seen: list[dict] = []
+
+        async def search() -> None:
+            slot = await gate.enter("victim", COSTS["query"])
+            seen.append(gate.snapshot())
+            gate.leave(slot)
+
+        task = asyncio.create_task(search())
+        await asyncio.sleep(0.02)  # well inside max_pause_s: it was not deferred
+        assert seen == [{"running": {"hostile": 1, "victim": 1}, "waiting": {}}]
+        await task
+        gate.leave(lookup_slot)
 
     _run(scenario())

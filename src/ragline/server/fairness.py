@@ -218,8 +218,11 @@ class FairGate:
         return theirs < mine or (theirs == mine and other.started > slot.started)
 
     def _load(self, tenant: str) -> int:
-        """The units of the tenant's requests running and waiting (lock held)."""
-        return self._units[tenant] + sum(t.cost for t in self._waiting.get(tenant, ()))
+        """The tenant's requests running and waiting (lock held). Counted, not weighed:
+        a tenant sending one search at a time must not count as heavier than one
+        sending a stream of cheap lookups (by units, the victim's search deferred to
+        the flood's one lookup in flight, and stepped aside for it)."""
+        return self._running[tenant] + len(self._waiting.get(tenant, ()))
 
     def _redispatch(self) -> None:
         with self._lock:
