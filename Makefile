@@ -96,7 +96,7 @@ drills: install-dev  ## load, faults, hostile input, tenancy, provider and inges
 	$(BIN)/python -m bench.drills.fuzz --examples 300
 	RAGLINE_FUZZ_EXAMPLES=300 $(BIN)/python -m pytest -q -p no:cacheprovider tests/integration/test_openapi_schema.py
 	$(BIN)/python -m bench.drills.write_lock --chunks 10000
-	$(BIN)/python -m bench.drills.tenancy --seconds 20 --hostile-threads 6
+	$(BIN)/python -m bench.drills.tenancy --matrix --seconds 20
 	$(BIN)/python -m bench.drills.providers
 	$(BIN)/python -m bench.drills.ingest_lanes
 	$(BIN)/python -m bench.drills.report

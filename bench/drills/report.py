@@ -24,7 +24,21 @@ def render() -> str:
         lines += [f"| {kind} | {row.get('requests', 0)} | {_latency(row)} |" for kind, row in load["latency"].items()]
         lines.append("")
     tenancy = _read("tenancy")
-    if tenancy:
+    if tenancy and "runs" in tenancy:
+        lines += ["## Tenancy (`python -m bench.drills.tenancy --matrix`)", "",
+                  (f"Victim: one tenant searching one request at a time, {tenancy['seconds']:g} s alone then "
+                   f"{tenancy['seconds']:g} s flooded; hostile: another tenant from another process on the same "
+                   f"machine (nice 10), unbounded (the worst case) or bounded to {tenancy['bounded_rate']:g} "
+                   f"requests/s in all (the default rate quota). Run {tenancy['when']} on {tenancy['cpus']} cores"
+                   + (f", load average {tenancy['load_average'][0]} → {tenancy['load_average'][1]} (other work on "
+                      "the machine)" if "load_average" in tenancy else "") + "."), "",
+                  "| hostile load | bound | sent/s | victim p95 solo → flooded | ratio (target ≤ 2) |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [(f"| {r['threads']} threads: {r['hostile']} | {r['bound']} | {r['hostile_sent_per_s']} | "
+                   f"{r['victim_p95_alone_ms']} → {r['victim_p95_flooded_ms']} ms | **{r['p95_ratio']}×** |")
+                  for r in tenancy["runs"]]
+        lines.append("")
+    elif tenancy:
         lines += ["## Tenancy (`python -m bench.drills.tenancy`)", "",
                   (f"Victim searches one after another; hostile tenant floods from {tenancy['hostile_threads']} "
                   f"connections in another process; {tenancy['seconds']:g} s each, run {tenancy['when']}."), "",

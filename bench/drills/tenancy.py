@@ -34,7 +34,7 @@ from pathlib import Path
 
 import httpx
 
-from .common import serve, stats, write
+from .common import RESULTS, serve, stats, write
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -58,25 +58,64 @@ def victim(url: str, key: str, seconds: float) -> tuple[list[float], int]:
     return times, errors
 
 
-def hostile(url: str, key: str, threads: int, seconds: float, mix: str = "both") -> dict[str, int]:
-    """The flood (run in its own process by ``main``): response counts by status."""
+MIXES = {
+    "get": "document lists, jobs, usage and collections (GET lookups)",
+    "query": "search, ask and chat, in turn",
+    "mixed": "search and chat, and a third of the connections uploading 40,000-word documents",
+    "search": "the longest searches the API takes",
+    "upload": "40,000-word uploads",
+    "both": "searches, and a third of the connections uploading",
+}
+"""What the hostile connections send (``--mix``)."""
+
+THREADS = {"get": 12, "query": 6, "mixed": 6}
+"""Hostile connections per mix in ``--matrix`` (issue 29's figures: 12 GET threads, 6 others)."""
+
+QUOTA_RATE = 100.0
+"""Requests per second the bounded hostile client sends in all: the default tenant quota
+(``quotas.requests_per_minute`` 6,000), what the server admits from it anyway."""
+
+
+def _requests(rng: random.Random, mix: str) -> list[tuple[str, str, str | None, bool]]:
+    """(method, path, JSON body, is an upload) the hostile connections cycle through."""
+    question = _text(rng, 1200)[:10_000]
+    lookups = [("GET", path, None, False) for path in (
+        "/v1/collections/spam/documents", "/v1/jobs", "/v1/usage", "/v1/collections", "/v1/usage/matches?collection=spam")]
+    search = ("POST", "/v1/search", json.dumps({"query": question, "collection": "spam", "k": 100}), False)
+    ask = ("POST", "/v1/ask", json.dumps({"question": question, "collection": "spam"}), False)
+    chat = ("POST", "/v1/chat/completions",
+            json.dumps({"model": "spam", "messages": [{"role": "user", "content": question}]}), False)
+    upload = [("POST", "/v1/collections/spam/documents/text",
+               json.dumps({"documents": [{"text": _text(rng, 40_000), "source": f"big-{i}"}]}), True) for i in range(4)]
+    return {"get": lookups, "query": [search, ask, chat], "mixed": [search, chat], "search": [search],
+            "upload": upload, "both": [search]}[mix] + (upload if mix in ("mixed", "both") else [])
+
+
+def hostile(url: str, key: str, threads: int, seconds: float, mix: str = "both", rate: float = 0.0) -> dict[str, int]:
+    """The flood (run in its own process by ``main``): response counts by status. With
+    ``rate`` the connections together send at most that many requests per second
+    (each paces itself to ``rate / threads``); without, each sends as fast as answered."""
     rng = random.Random(100)
-    uploads = [json.dumps({"documents": [{"text": _text(rng, 40_000), "source": f"big-{i}"}]}) for i in range(4)]
-    searches = [json.dumps({"query": _text(rng, 1200)[:10_000], "collection": "spam", "k": 100}) for _ in range(8)]
+    requests = _requests(rng, mix)
+    uploads = [r for r in requests if r[3]]
+    others = [r for r in requests if not r[3]]
     counts: dict[str, int] = {}
     lock = threading.Lock()
     deadline = time.monotonic() + seconds
+    interval = threads / rate if rate else 0.0
 
     def flood(n: int) -> None:
         headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+        mine = uploads if uploads and (mix == "upload" or n % 3 == 0) else others
         with httpx.Client(base_url=url, headers=headers, timeout=120) as client:
-            i = 0
+            i, due = n, time.monotonic() + interval * n / max(1, threads)
             while time.monotonic() < deadline:
+                if interval:
+                    time.sleep(max(0.0, due - time.monotonic()))
+                    due += interval
+                method, path, body, _ = mine[i % len(mine)]
                 i += 1
-                if mix == "upload" or (mix == "both" and n % 3 == 0):
-                    response = client.post("/v1/collections/spam/documents/text", content=uploads[i % len(uploads)])
-                else:
-                    response = client.post("/v1/search", content=searches[i % len(searches)])
+                response = client.request(method, path, content=body)
                 with lock:
                     counts[str(response.status_code)] = counts.get(str(response.status_code), 0) + 1
 
@@ -157,7 +196,9 @@ class _Phase:
 
 
 def run(seconds: float, hostile_threads: int, output: Path | None = None, env: dict[str, str] | None = None,
-        mix: str = "both") -> dict:
+        mix: str = "both", rate: float = 0.0) -> dict:
+    """One victim-alone then victim-flooded measurement; ``rate`` bounds the hostile
+    client (requests per second in all; 0: unbounded, the worst case)."""
     with serve(env) as server:
         keys = {t: server.tenant(t) for t in ("victim", "hostile")}
         rng = random.Random(0)
@@ -167,16 +208,17 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
             while any(c.get(f"/v1/jobs/{j['id']}").json()["state"] != "indexed" for j in jobs[-3:]):
                 time.sleep(0.5)
         with server.client(keys["hostile"]) as c:
-            c.post("/v1/collections/spam/documents/text",
-                   json={"documents": [{"text": _text(rng, 3000), "source": "s"}]}).raise_for_status()
-            time.sleep(2)
+            spam = [{"text": _text(rng, 3000), "source": "s"}] + [
+                {"text": _text(rng, 300), "source": f"s{i}"} for i in range(50)]  # a list worth serializing
+            c.post("/v1/collections/spam/documents/text", json={"documents": spam}).raise_for_status()
+            time.sleep(3)
         victim(server.url, keys["victim"], 2)  # warm-up
         log, session = server.home / "server.log", server.process.pid
         phase = _Phase(log, session)
         solo, solo_errors = victim(server.url, keys["victim"], seconds)
         solo_server = phase.end()
         flood = subprocess.Popen(["nice", "-n", "10", sys.executable, "-m", "bench.drills.tenancy", "--as-hostile",
-                                  server.url, keys["hostile"], str(hostile_threads), str(seconds + 4), mix],
+                                  server.url, keys["hostile"], str(hostile_threads), str(seconds + 4), mix, str(rate)],
                                  stdout=subprocess.PIPE, cwd=Path(__file__).parents[2], start_new_session=True)
         time.sleep(2)
         phase = _Phase(log, session)
@@ -188,7 +230,9 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
         counts = json.loads(flood.communicate(timeout=seconds + 180)[0] or b"{}")
     alone, under = stats(solo), stats(attacked)
     result = {
-        "seconds": seconds, "hostile_threads": hostile_threads, "mix": mix, "victim_alone": alone, "victim_with_hostile": under,
+        "seconds": seconds, "hostile_threads": hostile_threads, "mix": mix, "hostile": MIXES[mix],
+        "bound": f"at most {rate:g} requests/s in all" if rate else "unbounded", "hostile_rate": rate,
+        "hostile_sent_per_s": round(sum(counts.values()) / (seconds + 4), 1), "victim_alone": alone, "victim_with_hostile": under,
         "victim_errors": solo_errors + attacked_errors, "hostile_responses": counts,
         "server_alone": solo_server, "server_with_hostile": attacked_server,
         "p95_ratio": round(under["p95_ms"] / alone["p95_ms"], 2), "target_p95_ratio": 2.0}
@@ -196,19 +240,52 @@ def run(seconds: float, hostile_threads: int, output: Path | None = None, env: d
     return result
 
 
+def matrix(seconds: float, output: Path | None = None, rate: float = QUOTA_RATE) -> dict:
+    """Every flood of issue 29 (GET lookups; search, ask and chat; those with uploads),
+    each unbounded (the worst case: the flooding client on the server's machine, as fast
+    as it is answered) and bounded to ``rate`` requests/s: victim p95 solo → flooded."""
+    runs, load_before = [], os.getloadavg()[0]
+    for mix in ("get", "query", "mixed"):
+        for bound in (0.0, rate):
+            name = f"tenancy-{mix}-{'bounded' if bound else 'worst'}"
+            result = run(seconds, THREADS[mix], (output.parent if output else RESULTS) / f"{name}.json", mix=mix,
+                         rate=bound)
+            runs.append({"mix": mix, "hostile": MIXES[mix], "threads": THREADS[mix], "bound": result["bound"],
+                         "hostile_sent_per_s": result["hostile_sent_per_s"],
+                         "victim_p95_alone_ms": result["victim_alone"]["p95_ms"],
+                         "victim_p95_flooded_ms": result["victim_with_hostile"]["p95_ms"],
+                         "p95_ratio": result["p95_ratio"], "victim_errors": result["victim_errors"],
+                         "hostile_responses": result["hostile_responses"],
+                         "cpu_share": result["server_with_hostile"]["cpu_share"], "file": f"{name}.json"})
+    table = {"seconds": seconds, "bounded_rate": rate, "target_p95_ratio": 2.0,
+             "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],  # others' work on the machine
+             "runs": runs,
+             "met": {f"{r['mix']} {'bounded' if r['bound'] != 'unbounded' else 'worst'}": r["p95_ratio"] <= 2.0
+                     for r in runs}}
+    write("tenancy", table, output)
+    return table
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--as-hostile":
-        url, key, threads, seconds, mix = sys.argv[2:7]
-        print(json.dumps(hostile(url, key, int(threads), float(seconds), mix)))
+        url, key, threads, seconds, mix, rate = sys.argv[2:8]
+        print(json.dumps(hostile(url, key, int(threads), float(seconds), mix, float(rate))))
         return
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--hostile-threads", type=int, default=6)
-    parser.add_argument("--mix", choices=("both", "search", "upload"), default="both",
-                        help="what the hostile threads send: searches, uploads, or both (a third upload)")
+    parser.add_argument("--mix", choices=tuple(MIXES), default="both",
+                        help="what the hostile threads send: " + "; ".join(f"{k}: {v}" for k, v in MIXES.items()))
+    parser.add_argument("--rate", type=float, default=0.0,
+                        help="bound the hostile client to this many requests/s in all (0: unbounded, the worst case)")
+    parser.add_argument("--matrix", action="store_true",
+                        help=f"every flood ({', '.join(THREADS)}), unbounded and at --rate (default {QUOTA_RATE:g}/s)")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args()
-    run(args.seconds, args.hostile_threads, args.output, mix=args.mix)
+    if args.matrix:
+        matrix(args.seconds, args.output, args.rate or QUOTA_RATE)
+    else:
+        run(args.seconds, args.hostile_threads, args.output, mix=args.mix, rate=args.rate)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ a store: every call lands on the one scoped store API."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from .errors import NotFoundError
@@ -73,6 +74,22 @@ class EngineAdmin:
 
     def get_collection(self, scope: Scope) -> CollectionInfo:
         return self.store.get_collection(scope)
+
+    def collections_seen_by(self, tenant: str, owner: str | None,
+                            names: tuple[str, ...] | None = None) -> list[CollectionInfo]:
+        """The tenant's collections (or those ``names``) as a caller bound to ``owner``
+        sees them: its ``documents`` and ``chunks`` count the shared documents and the
+        owner's own, what it may read; with no owner (a tenant key, which may read every
+        owner's) every document counts. Counting every owner's told a user how many
+        private documents the others have (issue 29)."""
+        infos = [c for c in self.store.list_collections(tenant) if names is None or c.name in names]
+        if owner is None:
+            return infos
+        seen = []
+        for info in infos:
+            docs = self.store.list_documents(Scope(tenant, (info.name,), owner))
+            seen.append(replace(info, documents=len(docs), chunks=sum(d.chunks for d in docs)))
+        return seen
 
     def delete_collection(self, scope: Scope) -> None:
         """Delete the collection with its documents, chunks and jobs."""

@@ -280,3 +280,125 @@ def test_a_flooding_tenants_newer_request_steps_aside_for_a_lighter_tenants_olde
         return flood.paused_s
 
     assert _run(scenario()) >= 0.04
+
+
+# -- issue 29: every route takes part, weighted by its cost ------------------------------
+def test_lookups_weigh_less_than_searches_and_uploads_more() -> None:
+    from ragline.server.fairness import COSTS, cost_of
+
+    assert cost_of("GET", "/v1/collections/kb/documents", upload=False) == COSTS["read"] == 1
+    assert cost_of("GET", "/v1/jobs", upload=False) == cost_of("GET", "/v1/usage", upload=False) == 1
+    assert cost_of("POST", "/v1/search", upload=False) == cost_of("POST", "/v1/ask", upload=False) == 2
+    assert cost_of("POST", "/v1/collections/kb/documents/text", upload=True) == COSTS["upload"] == 3
+    assert cost_of("GET", "/v1/mcp", upload=False) is None  # MCP's idle event stream holds nothing
+
+    async def scenario() -> None:
+        gate = FairGate(slots=2, wait_s=2)  # 4 units; one tenant holds at most 2 (one search, or two lookups)
+        reads = [await gate.enter("hostile", COSTS["read"]) for _ in range(2)]
+        async def third_read() -> None:
+            gate.leave(await gate.enter("hostile", COSTS["read"]))
+
+        third = asyncio.create_task(third_read())
+        await asyncio.sleep(0.01)
+        assert gate.snapshot() == {"running": {"hostile": 2}, "waiting": {"hostile": 1}}
+        assert gate.units() == {"hostile": 2}
+        victim = await gate.enter("victim", COSTS["query"])  # busy after 2 s if no room: left for the other tenant
+        assert gate.units() == {"hostile": 2, "victim": 2} and not third.done()
+        gate.leave(reads[0])  # room for one more unit of the hostile tenant
+        await asyncio.wait_for(third, 1)
+        for slot in (reads[1], victim):
+            gate.leave(slot)
+        upload = await gate.enter("hostile", COSTS["upload"])  # more than its share, alone: not starved
+        assert gate.units() == {"hostile": 3}
+        search = await gate.enter("victim", COSTS["query"])
+        gate.leave(upload)
+        gate.leave(search)
+        assert gate.snapshot() == {"running": {}, "waiting": {}} and gate.units() == {}
+
+    _run(scenario())
+
+
+def test_a_tenants_lookups_wait_for_its_share_while_another_tenants_are_answered(tmp_path: Path) -> None:
+    """GET routes (document lists, jobs, usage) used to run beside the gate: a tenant
+    flooding them took the CPU from another tenant's searches (issue 29)."""
+    settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),
+                        server=ServerSettings(admin_key=ADMIN_KEY, job_workers=0))
+    with LiveServer(settings) as server:
+        hostile, victim = create_tenant(server, "hostile"), create_tenant(server, "victim")
+        stop = threading.Event()
+        trickler = threading.Thread(target=_trickle, args=(server.url, hostile, stop), daemon=True)
+        trickler.start()
+        try:
+            gate = server.app.state.gate
+            deadline = time.monotonic() + 10
+            while gate.snapshot()["running"].get("hostile") != 1:
+                assert time.monotonic() < deadline, gate.snapshot()
+                time.sleep(0.02)
+            with server.client(hostile) as h, server.client(victim) as v:
+                later: list[httpx.Response] = []
+                lookups = [threading.Thread(target=lambda path=path: later.append(h.get(path)), daemon=True)
+                           for path in ("/v1/collections", "/v1/jobs", "/v1/usage")]
+                for thread in lookups:
+                    thread.start()
+                while gate.snapshot()["waiting"].get("hostile") != 3:  # queued behind its own upload
+                    assert time.monotonic() < deadline, gate.snapshot()
+                    time.sleep(0.02)
+                assert later == []
+                for path in ("/v1/collections", "/v1/jobs", "/v1/usage"):  # the other tenant's go through
+                    assert v.get(path).status_code == 200
+                stop.set()
+                for thread in lookups:
+                    thread.join(10)
+                assert sorted(r.status_code for r in later) == [200, 200, 200]
+        finally:
+            stop.set()
+            trickler.join(5)
+
+
+def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_for_a_bounded_while() -> None:
+    """Two requests running at once share one GIL: while the victim's search runs, the
+    flooding tenant's next lookup waits (up to ``max_pause_s``), however cheap it is."""
+    from ragline.server.fairness import COSTS
+
+    async def scenario() -> None:
+        gate = FairGate(slots=3, per_tenant=2, max_pause_s=0.3)  # room is not what holds them back
+        victim = await gate.enter("victim", COSTS["query"])
+        order: list[str] = []
+
+        async def lookup(name: str) -> None:
+            slot = await gate.enter("hostile", COSTS["read"])
+            order.append(name)
+            await asyncio.sleep(0.05)
+            gate.leave(slot)
+
+        first, second, third = (asyncio.create_task(lookup(n)) for n in ("first", "second", "third"))
+        await asyncio.sleep(0.02)
+        assert order == ["first"]  # then the hostile tenant has more requests than the victim: the others defer
+        assert gate.snapshot()["waiting"] == {"hostile": 2}
+        gate.leave(victim)
+        await asyncio.wait_for(asyncio.gather(first, second, third), 5)
+        assert order == ["first", "second", "third"]
+
+        # A victim request that runs long defers the other tenant by at most max_pause_s.
+        victim = await gate.enter("victim", COSTS["query"])
+        held = [asyncio.create_task(lookup(f"held{i}")) for i in range(3)]
+        await asyncio.wait_for(asyncio.gather(*held), 5)  # granted when their deferral ends, the victim still running
+        assert gate.snapshot()["running"] == {"victim": 1}
+        gate.leave(victim)
+
+        # A victim's one search does not defer to a tenant with one cheap lookup in flight.
+        lookup_slot = await gate.enter("hostile", COSTS["read"])
+        seen: list[dict] = []
+
+        async def search() -> None:
+            slot = await gate.enter("victim", COSTS["query"])
+            seen.append(gate.snapshot())
+            gate.leave(slot)
+
+        task = asyncio.create_task(search())
+        await asyncio.sleep(0.02)  # well inside max_pause_s: it was not deferred
+        assert seen == [{"running": {"hostile": 1, "victim": 1}, "waiting": {}}]
+        await task
+        gate.leave(lookup_slot)
+
+    _run(scenario())

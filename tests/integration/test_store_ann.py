@@ -125,7 +125,7 @@ def test_sqlite_side_indexes_persist_and_survive_corruption(tmp_path, corpus) ->
     ids, owners, _ = _load(store, vectors)
     alice = Scope("acme", ("kb",), "alice")
     before = [store.dense_search(alice, p, 10) for p in probes[:10]]
-    store.keyword_search(alice, ["alpha"], 5)
+    store.keyword_search(ACME, ["alpha"], 5)  # alice's scope is scored over what she reads, from FTS5 (not tantivy)
     files = sorted(p.name for p in side_dir(settings.db_path).iterdir())
     assert any(f.endswith(".hnsw") for f in files) and any(f.endswith(".tantivy") for f in files)
     store.close()

@@ -26,6 +26,7 @@ import numpy as np
 from ..embed.base import Embedder
 from ..errors import EmbedderError
 from ..messages import not_from_documents
+from ..pause import pause_point
 from .claims import Passage, check_claim, supported_by
 from .context import RAGContext
 from .prompt import is_no_answer
@@ -84,6 +85,7 @@ class GroundingChecker:
         grounding = Grounding()
         kept: list[str] = []
         for i, sentence in enumerate(sentences):
+            pause_point()  # one sentence's checks at a time
             following = sentences[i + 1].cited if i + 1 < len(sentences) else []
             check = self._judge(sentence, support[i], context, passages, following)
             text = sentence.text

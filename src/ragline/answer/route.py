@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import ConfigError
 from ..messages import DEFAULT_LANGUAGE, choose_language
 from ..models import Scope
+from ..pause import pause_point
 from ..store.filters import Filters
 from .context import RAGContext
 from .generators import Generator
@@ -214,6 +215,7 @@ class Router:
             return routes[0], routes[0].decide(asked), []
         declined: list[str] = []
         for route in routes[:-1]:
+            pause_point()  # deciding reads the whole question (up to 10,000 characters) per route
             decision = route.decide(asked)
             if decision.taken:
                 return route, decision, declined

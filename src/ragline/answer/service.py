@@ -31,6 +31,7 @@ from ..embed.registry import abstain_floor
 from ..errors import ConfigError, EmbedderError, GeneratorError, NotFoundError
 from ..messages import DEFAULT_LANGUAGE, message, quoted
 from ..models import Hit, Scope, index_text
+from ..pause import pause_point
 from ..retrieve.rerank import Reranker
 from ..retrieve.search import Searcher, SearchResult
 from ..settings import Settings
@@ -278,7 +279,9 @@ class Answerer:
             except EmbedderError:
                 pass
             embed_ms += (time.perf_counter() - embed_started) * 1000
+        pause_point()  # the stages after search are CPU work too: a lighter tenant's request may go first
         relevance = self.relevance(scope, result.hits, memo.query_vector, memo)
+        pause_point()
         floor = self.floor()
         if floor is not None and max(relevance.values(), default=floor) < floor:
             # Only a question whose best passage misses the model's floor is judged by this
@@ -290,13 +293,16 @@ class Answerer:
             max_tokens, max_sources, floor = turn.context_bounds(max_tokens, max_sources, floor)
         builder = ContextBuilder(max_tokens=max_tokens, max_sources=max_sources,
                                  floor=floor, neighbours=answer_settings.neighbours, counter=self.counter)
+        pause_point()
         with span("context"):
             context = builder.build(result.hits, relevance, lambda hit: self._doc_chunks(scope, hit))
         timings = {"embed": embed_ms, "search": (time.perf_counter() - started) * 1000 - embed_ms}
         answer = Answer(question=question, answer="", citations=[], abstained=False, generator=generator.name,
                         context=context, search_mode=result.mode, degraded=result.degraded, timings_ms=timings,
                         language=language)
+        pause_point()
         missing = self._unmet(asked, context, floor, glossary, searcher, scope, question, memo)
+        pause_point()
         if not context.sources and turn is not None and turn.answers_generally(generator):
             yield from turn.general_answer(question, generator, answer, self.settings.generator)
         if not context.sources and not (turn is not None and turn.general):
@@ -363,6 +369,7 @@ class Answerer:
         if is_no_answer(text):  # the model's fixed reply (prompt.NO_ANSWER), said in the user's language
             answer.answer, answer.abstained = message("not_relevant", answer.language), True
             return
+        pause_point()  # before the claims are checked
         shipped = yield from self._verified(text, request, generator, memo, answer, turn)
         answer.answer = shipped
         answer.citations = _citations(answer, context)

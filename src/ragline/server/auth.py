@@ -34,6 +34,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..store.types import ApiKeyInfo
 from .disk import check_free_space
 from .errors import ApiError, error_json, log, map_exception
+from .fairness import cost_of
 from .quotas import quotas_of
 
 if TYPE_CHECKING:
@@ -51,8 +52,12 @@ _CHALLENGE = {"WWW-Authenticate": "Bearer"}
 UPLOADS = ("POST", re.compile(r"/v1/collections/[^/]+/documents(/text)?/?"))
 """Routes that add documents: the storage quota is checked before their body is read."""
 
-TENANT_WIDE = ("DELETE", re.compile(r"/v1/collections/[^/]+/?"))
-"""Routes that act on every owner's data at once: refused (403) to owner-bound keys."""
+TENANT_WIDE = (("DELETE", re.compile(r"/v1/collections/[^/]+/?")),
+               ("POST", re.compile(r"/v1/collections/?")),
+               ("PUT", re.compile(r"/v1/collections/[^/]+/answer-policy/?")))
+"""Routes that change what every owner of the tenant has (deleting or creating a
+collection, its answer policy): refused (403) to owner-bound keys, which read and
+write their own data only. Re-ingesting a shared document is refused in its route."""
 
 
 def _is(policy: tuple[str, re.Pattern[str]], method: str, path: str) -> bool:
@@ -163,9 +168,9 @@ async def tenant_principal(request: Request, credentials: Annotated[HTTPAuthoriz
         await run_in_threadpool(admit, request.app, info, request.method, path)
     request.state.tenant = info.tenant
     request.state.key_owner = info.owner
-    if info.owner is not None and _is(TENANT_WIDE, request.method, path):
-        raise ApiError(403, "forbidden", "this API key is bound to one owner; it cannot act on every owner's "
-                       "documents at once (use a key without an owner)")
+    if info.owner is not None and any(_is(policy, request.method, path) for policy in TENANT_WIDE):
+        raise ApiError(403, "forbidden", "this API key is bound to one owner; it cannot change what every owner "
+                       "of the tenant shares (collections, their answer policy): use a key without an owner")
     return Principal(tenant=info.tenant, key_id=info.id, owner=info.owner)
 
 
@@ -224,12 +229,14 @@ class AuthFirst:
         if _is(UPLOADS, scope.get("method", ""), path):
             receive = _charged(receive, quotas_of(app), state["tenant"])
         gate = getattr(app.state, "gate", None)
-        if gate is None or scope.get("method") != "POST" or state["tenant"] == "(admin)":
+        method = scope.get("method", "")
+        cost = cost_of(method, path, _is(UPLOADS, method, path))
+        if gate is None or cost is None or state["tenant"] == "(admin)":
             await self.app(scope, receive, send)
             return
         admitted = time.perf_counter()
-        try:  # the work of a tenant's request (not its lookups) shares the process fairly
-            slot = await gate.enter(state["tenant"])
+        try:  # every request of a tenant (lookups too) shares the process fairly, by its cost
+            slot = await gate.enter(state["tenant"], cost)
         except ApiError as exc:
             await _refuse(exc, state, send)
             return

@@ -3,15 +3,22 @@
 Request work (reading and validating bodies, embedding questions, searching,
 fusing, building responses) is CPU work under one GIL: when one tenant floods the
 server from many connections, every other tenant's requests queue behind its work
-(bench/drill_tenancy.py measured another tenant's search p95 26× its solo figure).
-``FairGate`` admits authenticated requests:
+(bench/drills/tenancy.py measured another tenant's search p95 26× its solo figure).
+``FairGate`` admits every authenticated request, weighted by what it costs
+(``COSTS``: a lookup such as a document list, a job or the usage report is ``read``,
+1 unit; a search, ask or chat is ``query``, 2 units, one slot; an upload is
+``upload``, 3 units). Before every route took part, GET lookups ran beside the gate:
+a tenant flooding document lists from twelve connections took the victim's search
+p95 from 14.7 to 90 ms (issue 29).
 
-- at most ``slots`` requests are handled at once in this process;
-- one tenant holds at most ``per_tenant`` of them (default ``slots - 1``), so a
-  slot is always left for the others;
-- a freed slot goes to the waiting tenant with the fewest requests running (then
-  the one waiting longest): a tenant that sends one request at a time is served
-  next, however many the flooding one has queued;
+- a request starts while fewer than ``slots`` slots' worth of units run in this
+  process (a slot is a ``query``'s 2 units), and while its tenant holds fewer than
+  ``per_tenant`` slots' worth (default ``slots - 1``), so room is always left for
+  the others (one request may overshoot by its own cost: an upload from a tenant
+  with nothing running never waits for room it could not use);
+- a freed slot goes to the waiting tenant with the fewest units running (then the
+  one waiting longest): a tenant that sends one request at a time is served next,
+  however many the flooding one has queued, and two cheap lookups weigh one search;
 - a tenant with ``max_waiting`` requests already queued, or one whose request
   waited ``wait_s``, gets 429 ``busy`` with ``Retry-After``.
 
@@ -22,7 +29,8 @@ request; never for a tenant with more requests running and waiting than its own)
 a tenant's short search then runs at nearly its solo speed next to another's long
 one. Waiting on a remote LLM is not CPU work: the answer path gives the slot back
 for the provider call (``released``), so a slow provider does not hold it. Ingestion
-runs in its own process (``worker_process``), outside this gate.
+runs in its own process (``worker_process``), outside this gate; an upload's cost is
+the server's share of it (reading, checking and keeping the body, queueing the job).
 """
 
 from __future__ import annotations
@@ -40,6 +48,11 @@ from dataclasses import dataclass, field
 from .. import pause
 from .errors import ApiError
 
+COSTS = {"read": 1, "query": 2, "upload": 3}
+"""What one request weighs in the gate, by kind (``cost_of`` tells a request's kind)."""
+SLOT = COSTS["query"]
+"""The units of one slot: ``server.request_slots`` counts searches that run at once."""
+
 
 @dataclass(eq=False)
 class _Slot:
@@ -47,6 +60,7 @@ class _Slot:
 
     gate: FairGate
     tenant: str
+    cost: int = SLOT
     held: bool = True
     token: contextvars.Token[_Slot | None] | None = None  # both set by FairGate.enter
     pause_token: contextvars.Token[Callable[[], None] | None] | None = None
@@ -62,6 +76,7 @@ class _Ticket:
     tenant: str
     arrived: float
     wake: Callable[[], None]
+    cost: int = SLOT
     granted: bool = field(default=False)
 
 
@@ -78,13 +93,15 @@ class FairGate:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)  # a slot was left: paused requests look again
         self._active: set[_Slot] = set()
-        self._running: Counter[str] = Counter()
+        self._running: Counter[str] = Counter()  # requests running, per tenant
+        self._units: Counter[str] = Counter()  # their cost, per tenant
         self._waiting: dict[str, deque[_Ticket]] = {}
 
     # -- the request side (the event loop) ------------------------------------------
-    async def enter(self, tenant: str) -> _Slot:
-        """Wait (fairly) for a slot for the tenant; 429 ``busy`` when it cannot have one.
-        The slot is this context's until ``leave``: ``released`` can lend it back."""
+    async def enter(self, tenant: str, cost: int = SLOT) -> _Slot:
+        """Wait (fairly) for room for a request of ``cost`` units of the tenant; 429
+        ``busy`` when it cannot have it. The slot is this context's until ``leave``:
+        ``released`` can lend it back."""
         loop = asyncio.get_running_loop()
         granted = loop.create_future()
 
@@ -95,17 +112,25 @@ class FairGate:
         def wake() -> None:
             loop.call_soon_threadsafe(grant)
 
-        ticket = self._enqueue(tenant, wake)
+        ticket = self._enqueue(tenant, wake, cost)
         try:
-            await asyncio.wait_for(asyncio.shield(granted), self.wait_s)
+            deadline = loop.time() + self.wait_s
+            while True:  # a deferred ticket (``_defers``) is looked at again when its deferral ends
+                try:
+                    await asyncio.wait_for(asyncio.shield(granted), min(self.max_pause_s, deadline - loop.time()))
+                    break
+                except TimeoutError:
+                    if loop.time() >= deadline:
+                        raise
+                    self._redispatch()
         except (TimeoutError, asyncio.CancelledError) as exc:
             if self._withdraw(ticket):
                 if isinstance(exc, asyncio.CancelledError):
                     raise
                 raise self._busy(tenant, f"its request waited {self.wait_s:g} s for a free slot") from exc
-            self._leave(tenant)  # granted in the meantime: give the slot back
+            self._leave(tenant, cost)  # granted in the meantime: give the slot back
             raise
-        slot = _Slot(self, tenant)
+        slot = _Slot(self, tenant, cost)
         slot.token = _slot.set(slot)
 
         def pause_hook() -> None:
@@ -126,22 +151,26 @@ class FairGate:
             self._active.discard(slot)
         if slot.held:
             slot.held = False
-            self._leave(slot.tenant)
+            self._leave(slot.tenant, slot.cost)
 
     # -- the worker-thread side ------------------------------------------------------
-    def _wait_in_thread(self, tenant: str) -> None:
+    def _wait_in_thread(self, tenant: str, cost: int) -> None:
         event = threading.Event()
-        ticket = self._enqueue(tenant, event.set, force=True)
-        if not event.wait(self.wait_s) and self._withdraw(ticket):
+        ticket = self._enqueue(tenant, event.set, cost, force=True)
+        deadline = time.monotonic() + self.wait_s
+        while not event.wait(max(0.0, min(self.max_pause_s, deadline - time.monotonic()))) \
+                and time.monotonic() < deadline:
+            self._redispatch()
+        if not event.is_set() and self._withdraw(ticket):
             raise self._busy(tenant, f"its request waited {self.wait_s:g} s for a free slot")
 
     # -- the queue -------------------------------------------------------------------
-    def _enqueue(self, tenant: str, wake: Callable[[], None], force: bool = False) -> _Ticket:
+    def _enqueue(self, tenant: str, wake: Callable[[], None], cost: int, force: bool = False) -> _Ticket:
         with self._lock:
             queue = self._waiting.setdefault(tenant, deque())
             if len(queue) >= self.max_waiting and not force:
                 raise self._busy(tenant, f"{len(queue)} of its requests are already waiting")
-            ticket = _Ticket(tenant, time.monotonic(), wake)
+            ticket = _Ticket(tenant, time.monotonic(), wake, cost)
             queue.append(ticket)
             self._dispatch()
         return ticket
@@ -158,11 +187,12 @@ class FairGate:
                     del self._waiting[ticket.tenant]
             return True
 
-    def _leave(self, tenant: str) -> None:
+    def _leave(self, tenant: str, cost: int) -> None:
         with self._lock:
             self._running[tenant] -= 1
+            self._units[tenant] -= cost
             if self._running[tenant] <= 0:
-                del self._running[tenant]
+                del self._running[tenant], self._units[tenant]
             self._dispatch()
             self._changed.notify_all()
 
@@ -188,22 +218,44 @@ class FairGate:
         return theirs < mine or (theirs == mine and other.started > slot.started)
 
     def _load(self, tenant: str) -> int:
-        """The tenant's requests running and waiting (lock held)."""
+        """The tenant's requests running and waiting (lock held). Counted, not weighed:
+        a tenant sending one search at a time must not count as heavier than one
+        sending a stream of cheap lookups (by units, the victim's search deferred to
+        the flood's one lookup in flight, and stepped aside for it)."""
         return self._running[tenant] + len(self._waiting.get(tenant, ()))
 
+    def _redispatch(self) -> None:
+        with self._lock:
+            self._dispatch()
+
+    def _defers(self, tenant: str, now: float) -> bool:
+        """Whether the tenant's next request waits while a lighter tenant's runs (lock
+        held): two requests running at once share one GIL, so a tenant with more
+        requests running and waiting does not start another beside the request of a
+        tenant with fewer — at most ``max_pause_s`` per request, as at pause points.
+        Without it a flooding tenant always had a request starting beside the
+        victim's, however cheap each one (issue 29: GET floods)."""
+        if now - self._waiting[tenant][0].arrived >= self.max_pause_s:
+            return False
+        mine = self._load(tenant)
+        return any(other != tenant and self._load(other) < mine for other in self._running)
+
     def _dispatch(self) -> None:
-        """Grant free slots to waiting tickets, fairest first (lock held)."""
-        while sum(self._running.values()) < self.slots:
-            eligible = [t for t, q in self._waiting.items() if q and self._running[t] < self.per_tenant]
+        """Grant room to waiting tickets, fairest first (lock held)."""
+        now = time.monotonic()
+        while sum(self._units.values()) < self.slots * SLOT:
+            eligible = [t for t, q in self._waiting.items()
+                        if q and self._units[t] < self.per_tenant * SLOT and not self._defers(t, now)]
             if not eligible:
                 return
-            tenant = min(eligible, key=lambda t: (self._running[t], self._waiting[t][0].arrived))
+            tenant = min(eligible, key=lambda t: (self._units[t], self._waiting[t][0].arrived))
             queue = self._waiting[tenant]
             ticket = queue.popleft()
             if not queue:
                 del self._waiting[tenant]
             ticket.granted = True
             self._running[tenant] += 1
+            self._units[tenant] += ticket.cost
             ticket.wake()
 
     def _busy(self, tenant: str, why: str) -> ApiError:
@@ -217,6 +269,21 @@ class FairGate:
         with self._lock:
             return {"running": dict(self._running), "waiting": {t: len(q) for t, q in self._waiting.items()}}
 
+    def units(self) -> dict[str, int]:
+        """The units of the requests running, per tenant (for tests and debugging)."""
+        with self._lock:
+            return dict(self._units)
+
+
+def cost_of(method: str, path: str, upload: bool) -> int | None:
+    """What a tenant's request weighs in the gate (``COSTS``), or None for one the gate
+    leaves alone: MCP's event stream (``GET /v1/mcp``), which idles for a session's life."""
+    if upload:
+        return COSTS["upload"]
+    if method in ("GET", "HEAD"):
+        return None if path.rstrip("/") == "/v1/mcp" else COSTS["read"]
+    return COSTS["query"]
+
 
 @contextmanager
 def released() -> Iterator[None]:
@@ -227,7 +294,7 @@ def released() -> Iterator[None]:
         yield
         return
     slot.held = False
-    slot.gate._leave(slot.tenant)
+    slot.gate._leave(slot.tenant, slot.cost)
     yield  # on an exception (the client left, the provider failed) no slot is taken back
-    slot.gate._wait_in_thread(slot.tenant)  # busy: the request fails, holding nothing
+    slot.gate._wait_in_thread(slot.tenant, slot.cost)  # busy: the request fails, holding nothing
     slot.held = True

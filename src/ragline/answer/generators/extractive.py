@@ -20,6 +20,7 @@ import numpy as np
 
 from ...embed.base import Embedder
 from ...errors import EmbedderError
+from ...pause import pause_point
 from ..claims import fold
 from ..constraints import answer_type, kind_terms
 from ..readable import units
@@ -85,6 +86,7 @@ class ExtractiveGenerator:
         amount…), state one too: the rest is padding."""
         candidates = []
         for source in request.context.sources:
+            pause_point()  # reading each source is CPU work: a lighter tenant's request may go first
             for unit in units(source.text, request.question):
                 text = strip_heading(unit.text)
                 if unit.dangling:
@@ -98,15 +100,19 @@ class ExtractiveGenerator:
                           for s in request.context.sources if s.text.strip()]
         if not candidates:
             return []
+        pause_point()
         question_terms = content_terms(request.question)
         lexical = np.array([term_overlap(question_terms, c.terms) for c in candidates], dtype=np.float32)
+        pause_point()
         semantic = self._similarities(request, [c.text for c in candidates])
+        pause_point()
         scores = lexical if semantic is None else SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * lexical
         # The question's kind words ("home" of "home loan" beside personal loans): a
         # sentence whose source never names the asked kind answers a sibling.
         labels = {s.n: fold(f"{s.title or ''} {s.section or ''}") for s in request.context.sources}
         kinds = kind_terms(request.question, [f"{s.title or ''} {s.section or ''} {s.text}"
                                               for s in request.context.sources])
+        pause_point()
         for candidate, score in zip(candidates, scores):
             label = f"{labels.get(candidate.n, '')} {fold(candidate.text)}"  # where it is said, and what
             # lacking the asked kind while naming a sibling of it: said of another product

@@ -39,7 +39,7 @@ class Operations:
     def scope(self, who: ApiKeyInfo, collections: list[str] | None, owner: str | None) -> Scope:
         """The caller's scope over the named collections (default: all of the tenant's);
         a name the tenant does not have is ``NotFoundError``, as over REST."""
-        existing = [c.name for c in self.engine.list_collections(who.tenant)]
+        existing = [c.name for c in self.engine.collections_seen_by(who.tenant, who.owner)]
         names = list(dict.fromkeys(collections)) if collections else existing
         for name in names:
             if name not in existing:
@@ -50,7 +50,7 @@ class Operations:
 
     def list_collections(self, who: ApiKeyInfo) -> list[dict[str, Any]]:
         return [{"name": c.name, "documents": c.documents, "chunks": c.chunks, "model": c.model_id,
-                 "language": c.config.get("language")} for c in self.engine.list_collections(who.tenant)]
+                 "language": c.config.get("language")} for c in self.engine.collections_seen_by(who.tenant, who.owner)]
 
     def list_documents(self, who: ApiKeyInfo, collection: str, owner: str | None) -> list[dict[str, Any]]:
         scope = self.scope(who, [collection], owner)

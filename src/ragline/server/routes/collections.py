@@ -23,7 +23,7 @@ def collection_out(info: CollectionInfo) -> dict:
             "created": info.created}
 
 
-@router.post("", status_code=201, response_model=CollectionOut, responses=responses(400, 409))
+@router.post("", status_code=201, response_model=CollectionOut, responses=responses(400, 403, 409))
 def create_collection(body: CollectionIn, request: Request, who: Tenant) -> dict:
     """Create a collection; its chunking and embedding model are fixed from now on."""
     eng = engine(request)
@@ -42,14 +42,16 @@ def create_collection(body: CollectionIn, request: Request, who: Tenant) -> dict
 
 @router.get("", response_model=CollectionList)
 def list_collections(request: Request, who: Tenant) -> dict:
-    """The tenant's collections with document and chunk counts."""
-    return {"collections": [collection_out(c) for c in engine(request).list_collections(who.tenant)]}
+    """The tenant's collections with document and chunk counts (for an owner-bound key,
+    of the documents it may read: shared ones and its owner's)."""
+    return {"collections": [collection_out(c) for c in engine(request).collections_seen_by(who.tenant, who.owner)]}
 
 
 @router.get("/{name}", response_model=CollectionOut, responses=responses(404))
 def get_collection(request: Request, name: CollectionPath, who: Tenant) -> dict:
-    """One collection."""
-    return collection_out(engine(request).get_collection(scope_for(request, who, name)))
+    """One collection (counted as in the list)."""
+    engine(request).get_collection(scope_for(request, who, name))  # 404 when there is none
+    return collection_out(engine(request).collections_seen_by(who.tenant, who.owner, (name,))[0])
 
 
 @router.delete("/{name}", status_code=204, response_class=Response, responses=responses(404))

@@ -125,7 +125,7 @@ def get_policy(name: CollectionPath, request: Request, who: Tenant) -> dict:
     return {"collection": name, "policy": engine(request).conversations.policy(who.tenant, name)}
 
 
-@router.put("/collections/{name}/answer-policy", response_model=PolicyOut)
+@router.put("/collections/{name}/answer-policy", response_model=PolicyOut, responses=responses(403, 404))
 def set_policy(name: CollectionPath, body: PolicyIn, request: Request, who: Tenant) -> dict:
     """The collection's policy when nothing relevant is found: ``abstain`` or ``general``."""
     require_collection(request, Scope(who.tenant, (name,)))

@@ -11,7 +11,7 @@ from fastapi import APIRouter, File, Form, Request, Response, UploadFile
 from ...ingest.loaders import supported_extensions
 from ...models import OWNER_PATTERN, Scope
 from ...store.types import DocumentInfo, JobInfo
-from ...store.visibility import may_see
+from ...store.visibility import changeable_owners, may_see
 from ..auth import Principal, Tenant
 from ..deps import (
     CollectionPath,
@@ -170,12 +170,17 @@ def delete_document(doc_id: str, request: Request, who: Tenant, owner: Owner = N
     return Response(status_code=204)
 
 
-@router.post("/documents/{doc_id}/reingest", status_code=202, response_model=JobOut, responses=responses(404, 409))
+@router.post("/documents/{doc_id}/reingest", status_code=202, response_model=JobOut,
+             responses=responses(403, 404, 409))
 def reingest_document(doc_id: str, request: Request, who: Tenant, owner: Owner = None) -> dict:
     """Ingest the document's kept upload again (the way to retry a failed document)."""
-    _, job = _find(request, who, doc_id, note_owner(request, owner))
+    owner = note_owner(request, owner)
+    _, job = _find(request, who, doc_id, owner)
     if job is None:
         raise ApiError(409, "conflict", f"document {doc_id!r} was not uploaded through the API; upload it again")
+    if who.owner is not None and job.owner not in changeable_owners(owner):
+        raise ApiError(403, "forbidden", f"this API key is bound to owner {who.owner!r}; document {doc_id!r} is "
+                       "shared by the tenant, and only a key without an owner may ingest it again")
     if job.state in ("indexed", "failed"):
         engine(request).requeue_job(who.tenant, job.id)
         request.app.state.runner.notify()

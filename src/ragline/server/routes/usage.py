@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from ... import wire
 from ...models import NAME_PATTERN
 from ..auth import Tenant
-from ..deps import engine, scope_for
+from ..deps import Owner, engine, scope_for
 from ..errors import ApiError, responses
 
 router = APIRouter(prefix="/v1/usage", tags=["usage"], responses=responses(401, 422, 503))
@@ -73,12 +73,13 @@ def usage(request: Request, who: Tenant,
 
 
 @router.get("/matches", response_model=MatchesOut, responses=responses(403, 404))
-def matches(request: Request, who: Tenant,
+def matches(request: Request, who: Tenant, owner: Owner = None,
             collection: Annotated[str, Query(pattern=NAME_PATTERN)] = "default",
             level: Literal["chunk", "document"] = "chunk", order: Literal["most", "never"] = "most",
             limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> dict:
     """The collection's most (or never) matched chunks or documents, as the request's
-    owner sees them: what a knowledge-base owner looks at to find gaps."""
-    scope = scope_for(request, who, collection)
+    owner sees them: what a knowledge-base owner looks at to find gaps. Naming another
+    owner than an owner-bound key's is 403, as on every route."""
+    scope = scope_for(request, who, collection, owner)
     items = engine(request).match_stats(scope, level=level, order=order, limit=limit)
     return {"items": [item.to_dict() for item in items]}

@@ -65,14 +65,12 @@ def _json(value: Any) -> str:
 BM25_SQL = """
 WITH q AS (
     SELECT t.lexeme, t.query FROM unnest(%s::text[], %s::tsquery[]) AS t(lexeme, query)
-), stats AS (
-    SELECT chunk_total::float8 AS n, greatest(length_total, 1)::float8 / greatest(chunk_total, 1) AS avgdl
-    FROM collections WHERE id = {cid}
+), stats AS ({stats}
 ), idf AS MATERIALIZED (  -- once per term; FTS5: idf = ln((N - n + 0.5) / (n + 0.5)), at least 1e-6
     SELECT q.lexeme, greatest(ln((s.n - h.hits + 0.5) / (h.hits + 0.5)), 1e-6) AS idf
     FROM q CROSS JOIN stats s
     CROSS JOIN LATERAL (SELECT count(*)::float8 AS hits FROM chunks x
-                        WHERE x.collection_id = {cid} AND x.tsv @@ q.query) h
+                        WHERE x.collection_id = {cid} AND x.tsv @@ q.query{seen}) h
 ), matched AS (
     SELECT c.id, c.tsv, c.length FROM chunks c{join}
     WHERE c.collection_id = {cid} AND c.tenant = %s{owner}{where} AND c.tsv @@ %s::tsquery
@@ -84,6 +82,18 @@ CROSS JOIN LATERAL (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::
 JOIN idf i ON i.lexeme = f.lexeme
 GROUP BY m.id ORDER BY score DESC, m.id LIMIT %s
 """.replace("%(k1)s", f"{K1!r}::float8").replace("%(b)s", f"{B!r}::float8")
+
+WHOLE_STATS = """
+    SELECT chunk_total::float8 AS n, greatest(length_total, 1)::float8 / greatest(chunk_total, 1) AS avgdl
+    FROM collections WHERE id = {cid}"""
+"""BM25's N and average length over the whole collection (kept up to date on writes)."""
+
+SEEN_STATS = """
+    SELECT count(*)::float8 AS n, greatest(sum(x.length), 1)::float8 / greatest(count(*), 1) AS avgdl
+    FROM chunks x WHERE x.collection_id = {cid} AND x.tenant = %s{seen}"""
+"""The same over the rows a scope with an owner may read (``{seen}``: its visibility
+clause on ``x``): an owner's scores are then computable from what it may read, and
+other owners' private chunks no longer move them (issue 29). Counted per query."""
 
 
 def tsvector_literal(terms: str) -> tuple[str, int]:

@@ -15,7 +15,7 @@ from ..filters import Filter
 from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
 from ..types import CollectionRef
 from .conn import PostgresDatabase
-from .filters import BM25_SQL, compile_postgres, query_lexemes, quoted
+from .filters import BM25_SQL, SEEN_STATS, WHOLE_STATS, compile_postgres, query_lexemes, quoted
 from .schema import HNSW_MAX_DIM
 
 
@@ -83,9 +83,18 @@ class PostgresSearch(TablesAreTheIndex):
                 if not lexemes:
                     continue
                 queries = [quoted(lex) for lex in lexemes]
+                cid = row_id(ref)
+                stats_params: list[object] = []
+                seen_params: list[object] = []
+                if scope.owner is None:  # a key without an owner may read every owner's rows
+                    stats, seen = WHOLE_STATS.format(cid=cid), ""
+                else:
+                    seen, seen_params = owner_visibility(scope, "x", "%s")
+                    stats, stats_params = SEEN_STATS.format(cid=cid, seen=seen), [scope.tenant, *seen_params]
                 rows = cur.execute(
-                    BM25_SQL.format(cid=row_id(ref), join=join, owner=owner_sql, where=where),
-                    [lexemes, queries, scope.tenant, *owner_params, *params, " | ".join(queries), k]).fetchall()
+                    BM25_SQL.format(cid=cid, join=join, owner=owner_sql, where=where, stats=stats, seen=seen),
+                    [lexemes, queries, *stats_params, *seen_params, scope.tenant, *owner_params, *params,
+                     " | ".join(queries), k]).fetchall()
                 results.extend((r[0], float(r[1])) for r in rows)
         results.sort(key=lambda pair: -pair[1])
         return results[:k]

@@ -199,9 +199,66 @@ class QdrantIndex:
                        filters: Filter = ()) -> Scored:
         if not terms:
             return []
+        if scope.owner is not None:
+            seen: Scored = []
+            for ref in collections:
+                if ref.tenant != scope.tenant:
+                    raise StoreError("a collection of another tenant was passed to a scoped search")
+                if self._others_private(ref, scope.owner):
+                    seen.extend(self._keyword_seen(scope, ref, terms, k, filters))
+                else:
+                    seen.extend(pair for pair in self._search(scope, [ref], query_vector(terms), KEYWORD, k, filters,
+                                                              None) if pair[1] > 0)
+            seen.sort(key=lambda pair: -pair[1])
+            return seen[:k]
         # A score of 0 means no shared term; Qdrant's sparse search does not return those anyway.
         found = self._search(scope, collections, query_vector(terms), KEYWORD, k, filters, None)
         return [(cid, score) for cid, score in found if score > 0]
+
+    def _others_private(self, ref: CollectionRef, owner: str) -> bool:
+        """Whether the collection holds points of an owner other than ``owner``."""
+        others = models.Filter(must_not=[models.IsNullCondition(is_null=models.PayloadField(key="owner")),
+                                         models.IsEmptyCondition(is_empty=models.PayloadField(key="owner")),
+                                         models.FieldCondition(key="owner", match=models.MatchValue(value=owner))])
+        counted = self._conn.call("count", self.name(ref), count_filter=others, exact=True, missing=None)
+        return counted is not None and counted.count > 0
+
+    def _keyword_seen(self, scope: Scope, ref: CollectionRef, terms: list[str], k: int,
+                      filters: Filter) -> Scored:
+        """BM25 as ``Modifier.IDF`` scores it, with N and each term's document frequency
+        counted over the points the scope may read instead of the whole Qdrant collection:
+        those included other owners' private chunks, so an owner's scores told whether
+        they contained a word (issue 29). Each point's stored weights are read back."""
+        name = self.name(ref)
+        seen = scope_conditions(scope, ref) + [models.HasVectorCondition(has_vector=KEYWORD)]
+        counted = self._conn.call("count", name, count_filter=models.Filter(must=seen), exact=True, missing=None)
+        n = counted.count if counted is not None else 0
+        if not n:
+            return []
+        user = compile_qdrant(filters)
+        scores: dict[str, float] = {}
+        for index in query_vector(terms).indices:
+            single = models.SparseVector(indices=[index], values=[1.0])
+            held = self._conn.call("query_points", name, query=single, using=KEYWORD, query_filter=models.Filter(
+                must=seen), limit=n, with_payload=["chunk_id"], with_vectors=[KEYWORD], missing=None)
+            points = held.points if held is not None else []
+            if not points:
+                continue
+            idf = math.log(1 + (n - len(points) + 0.5) / (len(points) + 0.5))
+            kept = None
+            if user:
+                found = self._conn.call("query_points", name, query=single, using=KEYWORD, query_filter=models.Filter(
+                    must=seen + user), limit=n, with_payload=["chunk_id"], with_vectors=False, missing=None)
+                kept = {p.payload["chunk_id"] for p in found.points} if found is not None else set()
+            for point in points:
+                chunk_id = point.payload["chunk_id"]
+                if kept is not None and chunk_id not in kept:
+                    continue
+                vector = point.vector[KEYWORD] if isinstance(point.vector, dict) else None
+                weight = dict(zip(vector.indices, vector.values)).get(index, 0.0) if vector is not None else 0.0
+                if weight > 0:
+                    scores[chunk_id] = scores.get(chunk_id, 0.0) + idf * weight
+        return sorted(scores.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
 
     def _search(self, scope: Scope, collections: list[CollectionRef], query: Any, using: str, k: int,
                 filters: Filter, params: models.SearchParams | None) -> Scored:

@@ -12,7 +12,10 @@ holds can widen what a scope sees."""
 
 from __future__ import annotations
 
+import math
+import re
 import threading
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +64,7 @@ class SQLiteSearch(TablesAreTheIndex):
         self._indexes: OrderedDict[int, _VectorIndex] = OrderedDict()
         self._matrices_budget = matrices_mb * 2**20
         self._index_lock = threading.Lock()
+        self._seen_counts: OrderedDict[tuple, tuple[bool, int, int]] = OrderedDict()  # ``_seen``'s, newest last
         self._side = side  # None: exact search at every size
 
     def loaded_matrices(self) -> list[int]:
@@ -203,6 +207,9 @@ class SQLiteSearch(TablesAreTheIndex):
         for ref in collections:
             check_ref(scope, ref)
             cid = row_id(ref)
+            if scope.owner is not None and self._seen(scope, cid)[0]:
+                results.extend(self._keyword_seen(scope, cid, terms, k, filters))
+                continue
             wordy = self._wordy(cid)
             words = self._sides.words(cid, wordy[0], wordy[1]) if wordy is not None else None
             if wordy is not None and words is not None:
@@ -232,6 +239,84 @@ class SQLiteSearch(TablesAreTheIndex):
             results.extend((r[0], float(r[1])) for r in rows)
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
+
+    # -- an owner's view of a collection other owners keep private rows in ------------
+    def _seen(self, scope: Scope, cid: int) -> tuple[bool, int, int]:
+        """For the scope's owner: whether the collection holds rows of another owner, and
+        the number and total FTS5 length of the rows it may read. Kept per collection
+        version (every write moves it), so a query pays the pass over the rows once."""
+        key = (cid, self._collection_state(cid)[0], scope.tenant, scope.owner)
+        with self._index_lock:
+            if key in self._seen_counts:
+                return self._seen_counts[key]
+        others = bool(self.db.read("SELECT EXISTS (SELECT 1 FROM chunks WHERE collection_id = ? AND owner IS NOT NULL "
+                                   "AND owner <> ?)", (cid, scope.owner))[0][0])
+        n = total = 0
+        if others:
+            owner_sql, owner_params = owner_visibility(scope, "c", "?")
+            for (size,) in self.db.read(f"SELECT s.sz FROM fts_{cid}_docsize s JOIN chunks c ON c.rowid = s.id "
+                                        f"WHERE c.tenant = ? AND c.collection_id = ?{owner_sql}",
+                                        [scope.tenant, cid, *owner_params]):
+                n, total = n + 1, total + _varint(size)
+        with self._index_lock:
+            self._seen_counts[key] = (others, n, total)
+            while len(self._seen_counts) > 256:
+                self._seen_counts.popitem(last=False)
+        return others, n, total
+
+    def _keyword_seen(self, scope: Scope, cid: int, terms: list[str], k: int,
+                      filters: Filter) -> list[tuple[str, float]]:
+        """BM25 as FTS5's ``bm25()`` computes it, with N, the average length and each
+        term's document frequency counted over the rows the scope may read, not the
+        whole table: FTS5's statistics included other owners' private chunks, so an
+        owner's scores told whether those contained a word (issue 29). Lengths are
+        FTS5's own (its ``docsize`` table); a term's frequency in a row is counted on
+        the row's terms as FTS5's tokenizer splits them."""
+        owner_sql, owner_params = owner_visibility(scope, "c", "?")
+        seen, seen_params = f"c.tenant = ? AND c.collection_id = ?{owner_sql}", [scope.tenant, cid, *owner_params]
+        _, n, total = self._seen(scope, cid)
+        if not n:
+            return []
+        avgdl = max(1, total) / n
+        where, params = compile_sqlite(filters)
+        join_docs = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        idf: dict[str, float] = {}
+        rows: dict[int, str] = {}  # the rows a term matched that the filters keep
+        for term in dict.fromkeys(terms):
+            phrase = '"' + term.replace('"', '""') + '"'
+            matched = self.db.read(f"SELECT c.rowid FROM fts_{cid} f JOIN chunks c ON c.rowid = f.rowid "
+                                   f"WHERE fts_{cid} MATCH ? AND {seen}", [phrase, *seen_params])
+            if not matched:
+                continue
+            idf[term] = max(math.log((n - len(matched) + 0.5) / (len(matched) + 0.5)), 1e-6)
+            kept = self.db.read(f"SELECT c.rowid, c.id FROM fts_{cid} f JOIN chunks c ON c.rowid = f.rowid{join_docs} "
+                                f"WHERE fts_{cid} MATCH ? AND {seen}{where}", [phrase, *seen_params, *params])
+            rows.update(kept)
+        if not rows:
+            return []
+        texts: dict[int, list[str]] = {}
+        lengths: dict[int, int] = {}
+        flat = list(rows)
+        for start in range(0, len(flat), 500):
+            part = flat[start:start + 500]
+            marks = ",".join("?" * len(part))
+            texts.update((rid, _fts_tokens(text)) for rid, text in self.db.read(
+                f"SELECT rowid, terms FROM fts_{cid} WHERE rowid IN ({marks})", part))
+            lengths.update((rid, _varint(size)) for rid, size in self.db.read(
+                f"SELECT id, sz FROM fts_{cid}_docsize WHERE id IN ({marks})", part))
+        wanted = {term: _fts_tokens(term) for term in idf}
+        scored = []
+        for rid, chunk_id in rows.items():
+            tokens, score = texts.get(rid, []), 0.0
+            for term, weight in idf.items():
+                tf = _occurrences(tokens, wanted[term])
+                if tf:
+                    norm = _K1 * (1 - _B + _B * lengths.get(rid, 0) / avgdl)
+                    score += weight * tf * (_K1 + 1) / (tf + norm)
+            if score > 0:
+                scored.append((chunk_id, score, rid))
+        scored.sort(key=lambda row: (-row[1], row[2]))
+        return [(chunk_id, score) for chunk_id, score, _ in scored[:k]]
 
     # -- large collections: side indexes, read back through the catalog --------------
     def _dense_side(self, scope: Scope, cid: int, state: tuple, query: np.ndarray, k: int,
@@ -292,6 +377,37 @@ class SQLiteSearch(TablesAreTheIndex):
                 f"AND +c.tenant = ? AND +c.collection_id = ?{owner_sql}{where}",
                 [*part, scope.tenant, cid, *owner_params, *params]))
         return [(ids[r], float(s)) for r, s in zip(flat, scores.tolist()) if r in ids]
+
+
+_K1, _B = 1.2, 0.75  # FTS5's bm25() constants
+_SEPARATOR = re.compile(r"[\W_]+")
+
+
+def _varint(blob: bytes) -> int:
+    """The first varint of an FTS5 ``docsize`` row (the one column's token count)."""
+    value = 0
+    for i, byte in enumerate(blob[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value
+    return value
+
+
+def _fts_tokens(text: str) -> list[str]:
+    """``text`` split as FTS5's ``unicode61`` tokenizer splits it: case folded,
+    diacritics removed, runs of letters and digits."""
+    folded = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+    return [token for token in _SEPARATOR.split(folded) if token]
+
+
+def _occurrences(tokens: list[str], phrase: list[str]) -> int:
+    """How often ``phrase`` (a term's tokens; one for almost every term) occurs in ``tokens``."""
+    if len(phrase) == 1:
+        return tokens.count(phrase[0])
+    size = len(phrase)
+    return sum(1 for i in range(len(tokens) - size + 1) if tokens[i:i + size] == phrase) if size else 0
 
 
 def _top(index: _VectorIndex, query: np.ndarray, mask: np.ndarray | None, k: int) -> list[tuple[str, float]]:
