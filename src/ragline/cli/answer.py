@@ -11,10 +11,10 @@ from rich.markup import escape
 
 from ..answer.generators import GENERATORS
 from .common import AsJson, Collection, Mode, Owner, Tenant, app, err, out
-from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+from .console import say
 
 if TYPE_CHECKING:
     GeneratorName = str

@@ -18,10 +18,10 @@ import typer
 
 from .answer import Generator
 from .common import AsJson, Collection, Owner, Tenant, app, err, out
-from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+from .console import say
 
 if TYPE_CHECKING:
     from ..store.conversations import MessageInfo

@@ -14,10 +14,10 @@ import typer
 
 from ..errors import ConfigError
 from .common import AsJson, Collection, Mode, Owner, Tenant, app, err, out, real_console
-from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
 from .common import scope as _scope
+from .console import say
 
 if TYPE_CHECKING:  # ingest-only: `ragline search` does not import them
     from ..ingest.loaders.options import LoadOptions

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from ..retrieve.search import MODES
 from .common import AsJson, app, err, errors_to_exit, load_settings, out
-from .console import say
 from .common import print_json as _print_json
+from .console import say
 from .core import _progress
 
 

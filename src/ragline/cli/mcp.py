@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from .common import Tenant, app, engine_from_env, err
-from .console import say
+from .common import Tenant, app, engine_from_env
 from .common import scope as _scope
+from .console import say
 
 
 @app.command()

@@ -15,8 +15,8 @@ import typer
 from ..embed.minilm import MODEL_ID, WEIGHTS, default_model_dir
 from ..errors import EmbedderError
 from .common import AsJson, app, err, out
-from .console import say
 from .common import print_json as _print_json
+from .console import say
 
 models_app = typer.Typer(help="The default embedding model's weights.", no_args_is_help=True)
 app.add_typer(models_app, name="models")

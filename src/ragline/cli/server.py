@@ -13,9 +13,9 @@ from ..errors import StoreUnavailableError
 from ..models import NAME_PATTERN, OWNER_PATTERN, OWNER_RULE
 from ..store.types import JOB_STATES
 from .common import AsJson, app, err, load_settings, out
-from .console import say
 from .common import engine_from_env as _engine
 from .common import print_json as _print_json
+from .console import say
 
 NAME = re.compile(NAME_PATTERN)
 

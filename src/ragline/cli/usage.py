@@ -10,10 +10,10 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from .common import AsJson, Collection, Owner, Tenant, app, err, out, print_json
-from .console import say
+from .common import AsJson, Collection, Owner, Tenant, app, out, print_json
 from .common import engine_from_env as _engine
 from .common import scope as _scope
+from .console import say
 
 Since = Annotated[str | None, typer.Option("--since", help="From this day on (YYYY-MM-DD, UTC).")]
 

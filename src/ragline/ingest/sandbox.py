@@ -18,9 +18,9 @@ import sys
 import threading
 import time
 import weakref
-from pathlib import Path
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import IO, Any
 
 from ..children import child_env, spawn

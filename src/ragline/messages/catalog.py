@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gettext
 import io
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
@@ -32,7 +32,7 @@ def languages() -> tuple[str, ...]:
                         if entry.is_dir() and (entry / "LC_MESSAGES" / f"{DOMAIN}.mo").is_file()))
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(language: str) -> gettext.GNUTranslations:
     """The compiled catalog of ``language`` (one of ``languages()``)."""
     if language not in languages():

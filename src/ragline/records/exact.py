@@ -17,13 +17,13 @@ from decimal import Decimal
 from typing import Any
 
 from ..models import Scope
-from ..models.records import Transaction, TransactionQuery, money, plain
+from ..models.records import Transaction, money, plain
 from ..store.base import Records
 from .kinds import BY_KEY
+from .merchants import merchant_matches
 from .periods import Period, add_months, month_period
 from .plan import PeriodRef, QueryPlan, named_values
 from .recurring import recurring_payments
-from .merchants import merchant_matches
 from .selection import SAVINGS, Matcher, Selected, Selector
 from .wording import Wording, month_label
 

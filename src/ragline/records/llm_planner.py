@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..answer.generators import ToolCaller, ToolRequest
 from ..errors import GeneratorError
 from .kinds import KINDS
-from .plan import Planned, PlanError, QueryPlan, Vocabulary, plan_schema
+from .plan import PlanError, Planned, QueryPlan, Vocabulary, plan_schema
 
 TOOL = "money_query_plan"
 MAX_NAMES = 300  # merchants listed in the prompt (the most frequent first)

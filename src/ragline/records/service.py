@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..errors import ConfigError, EmbedderError, ModelMismatchError, NotFoundError, RaglineError
 from ..models import Document, Scope, document_id
 from ..models.records import Aggregate, Balance, Transaction, TransactionQuery, WriteReport, flow_of, key
-from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .categories import Categorizer, categorise, user_label
-from .merchants import merchant_matches
+from .documents import STATEMENT, SUMMARY, month_query, statement_document, summary_document
 from .importers import ImportOptions, ImportResult, import_transactions
+from .merchants import merchant_matches
 
 if TYPE_CHECKING:
     from ..answer import Generator
