@@ -180,3 +180,12 @@ def test_a_money_question_naming_what_no_filter_took_says_so() -> None:
     assert _unread("How much did I spend on presents and cards?", PlanFilters(), "sum") == ["presents"]
     assert _unread("How much did I spend last month?", PlanFilters(), "sum") == []
     assert _unread("How much did I spend on presents?", PlanFilters(merchants=("Presents Ltd",)), "sum") == []
+
+
+def test_the_covers_message_makes_kind_phrases_plural_in_each_language() -> None:
+    from ragline.answer.service import plural
+
+    assert plural("car loan") == "car loans" and plural("extra-large locker") == "extra-large lockers"
+    assert plural("tarjeta digital", "spanish") == "tarjetas digitales"  # the adjective agrees
+    assert plural("bicicleta tándem", "spanish") == "bicicletas tándem"  # a noun in apposition does not
+    assert plural("nivel oro", "spanish") == "niveles oro"

@@ -95,14 +95,27 @@ def expanded(question: str, glossary: dict[str, str]) -> str:
 
 
 def plural(phrase: str, language: str = "english") -> str:
-    """The kind phrase as a plural: "car loan" → "car loans"; in Spanish the head
-    comes first: "bicicleta tándem" → "bicicletas tándem"."""
+    """The kind phrase as a plural: "car loan" → "car loans"; in Spanish the noun and
+    its adjective agree: "tarjeta digital" → "tarjetas digitales", "bicicleta
+    eléctrica" → "bicicletas eléctricas"."""
     words = phrase.split()
-    at = 0 if language == "spanish" else len(words) - 1
-    word = words[at]
-    if not word.endswith("s"):
-        words[at] = word + ("es" if language == "spanish" and word[-1] not in "aeiouáéó" else "s")
-    return " ".join(words)
+    if language != "spanish":
+        words[-1] = words[-1] if words[-1].endswith("s") else words[-1] + "s"
+        return " ".join(words)
+    # The noun, and the words after it that read as adjectives (which agree); a noun in
+    # apposition stays as it is ("niveles oro", "bicicletas tándem").
+    return " ".join(_plural_es(w) if i == 0 or _ADJECTIVE_ES.search(w) else w for i, w in enumerate(words))
+
+
+_ADJECTIVE_ES = re.compile(r"(?:al|ble|ic[oa]|iv[oa]|ad[oa]|id[oa]|ante|ente|il|ar|os[oa]|ari[oa]|er[oa])$")
+
+
+def _plural_es(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    if word.endswith("z"):
+        return word[:-1] + "ces"
+    return word + ("s" if word[-1] in "aeiouáéíóú" else "es")
 
 
 class MemoEmbedder(DelegatingEmbedder):
