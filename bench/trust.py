@@ -465,6 +465,45 @@ def corpora_tables(runs: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n\nOutcomes per kind:\n\n" + "\n".join(kinds)
 
 
+# -- the adversarial runs' tables (bench/trust_adversarial.py stores them; rendered with the rest) --
+LABELS: tuple[str, ...] = ("supported", "wrong_number", "wrong_entity", "wrong_citation", "unsupported", "uncited")
+
+
+def judged(entry: dict[str, int]) -> int:
+    """Labelled sentences the check was seen judging (matched, and the model was asked)."""
+    return entry.get("sentences", 0) - entry.get("unmatched", 0) - entry.get("not_asked", 0)
+
+
+def adversarial_tables(runs: dict[str, Any]) -> str:
+    """The adversarial part of bench/trust.md."""
+    lines = [("| run | split | items | **wrong shipped as supported** (target 0) | of which: labelled sentences | "
+             "wrong fact stated | money | wrong shipped flagged | wrong citation corrected | "
+             "detected (non-supported, first reply) | "
+             "false alarms | user got | money check | p50 ms | p95 ms |"),
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |"]
+    recall = ["| run | split | set | " + " | ".join(LABELS[1:]) + " |", "| --- | --- | --- |" + " ---: |" * 5]
+    for run in runs.values():
+        s = run["summary"]
+        d, m = s["documents"], s["money"]
+        got = ", ".join(f"{k} {v}" for k, v in sorted(d["got"].items()))
+        lines.append(f"| {run['label']} | {run['split']} | {s['items']} | **{s['target_wrong_shipped']}** | "
+                     f"{d['shipped_supported']} | {d['wrong_fact_stated']} | {m['shipped_supported']} | "
+                     f"{d.get('shipped_flagged', 0)} | {d['corrected_citation']} | {d['detected_all']:.3f} | "
+                     f"{d['false_alarms']}/{d['supported_sentences']} "
+                     f"(money {m['false_alarms']}/{m['supported_sentences']}) | {got} | {run['money_check']} | "
+                     f"{s['latency_ms']['p50']} | {s['latency_ms']['p95']} |")
+        for part in ("documents", "money"):
+            cells = []
+            for label in LABELS[1:]:
+                v = s[part]["recall"].get(label)
+                extra = [f"{v[k]} {k.replace('_', ' ')}" for k in ("unmatched", "not_asked") if v and v.get(k)]
+                cells.append("–" if not v else f"{v['detected']}/{judged(v)}" + (f" (+{', '.join(extra)})"
+                                                                                   if extra else ""))
+            recall.append(f"| {run['label']} | {run['split']} | {part} | " + " | ".join(cells) + " |")
+    return ("\n".join(lines) + "\n\nDetection per label (first reply's status not `supported`; "
+            "unmatched: no grounding claim resembled the labelled sentence):\n\n" + "\n".join(recall))
+
+
 def render(saved: dict[str, Any]) -> str:
     """bench/trust.md from everything stored."""
     parts = ["# Answers you can trust: the blind sets (issue 27)\n",
@@ -477,9 +516,6 @@ def render(saved: dict[str, Any]) -> str:
     parts += [("The old labelled set (`bench/datasets/answers`, `bench/quality_answers.py`) before and after: "
               "`bench/trust_labelled.md`.\n")]
     if saved.get("adversarial"):
-        ensure_path()
-        from bench.trust_adversarial import adversarial_tables
-
         parts += ["## Adversarial replies\n", adversarial_tables(saved["adversarial"]), ""]
     parts += ["## Commands\n", "```sh",
               "# dev (tuning) — after (this tree) and before (commit 22a5b4d in a worktree)",

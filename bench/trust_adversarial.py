@@ -63,10 +63,9 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:
     sys.path.insert(0, str(HERE.parent))
 
-from bench.trust import OUTPUT, fold, match_fact, percentile, ragline_source, stored, tokens, wire
+from bench.trust import OUTPUT, fold, judged, match_fact, percentile, ragline_source, stored, tokens, wire
 
 ITEMS = HERE / "datasets" / "trust" / "adversarial" / "items.jsonl"
-LABELS = ("supported", "wrong_number", "wrong_entity", "wrong_citation", "unsupported", "uncited")
 MATCH = 0.55  # least similarity for a grounding claim to be the labelled sentence
 TENANT = "trust-adversarial"
 _STOP = {fold(w) for w in (
@@ -271,11 +270,6 @@ def run(items: list[dict[str, Any]], embedder: str, home: Path) -> tuple[list[di
     return rows, method
 
 
-def _judged(entry: dict[str, int]) -> int:
-    """Labelled sentences the check was seen judging (matched, and the model was asked)."""
-    return entry.get("sentences", 0) - entry.get("unmatched", 0) - entry.get("not_asked", 0)
-
-
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     docs = [r for r in rows if r["domain"] != "money"]
     money = [r for r in rows if r["domain"] == "money"]
@@ -304,12 +298,12 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "corrected_citation": sum(s["verdict"] == "corrected" for s in sentences),
             "wrong_fact_stated": sum(1 for r in group for w in r["wrong_fact_in_answer"] if w["how"] == "stated"),
             "wrong_fact_quoted": sum(1 for r in group for w in r["wrong_fact_in_answer"] if w["how"] == "quoted"),
-            "recall": {label: {**v, "rate": round(v["detected"] / max(1, _judged(v)), 4)}
+            "recall": {label: {**v, "rate": round(v["detected"] / max(1, judged(v)), 4)}
                        for label, v in recall.items() if label != "supported"},
             "detected_all": round(sum(recall[k]["detected"] for k in recall if k != "supported")
-                                  / max(1, sum(_judged(recall[k]) for k in recall if k != "supported")), 4),
+                                  / max(1, sum(judged(recall[k]) for k in recall if k != "supported")), 4),
             "false_alarms": recall.get("supported", {}).get("detected", 0),
-            "supported_sentences": _judged(recall.get("supported", {})),
+            "supported_sentences": judged(recall.get("supported", {})),
             "confusion": {k: dict(v) for k, v in confusion.items()},
             "got": dict(Counter(r["got"] for r in group)),
         }
@@ -318,36 +312,6 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["latency_ms"] = {"p50": percentile([r["ms"] for r in docs if "ms" in r], 50),
                          "p95": percentile([r["ms"] for r in docs if "ms" in r], 95)}
     return out
-
-
-def adversarial_tables(runs: dict[str, Any]) -> str:
-    """The adversarial part of bench/trust.md."""
-    lines = [("| run | split | items | **wrong shipped as supported** (target 0) | of which: labelled sentences | "
-             "wrong fact stated | money | wrong shipped flagged | wrong citation corrected | "
-             "detected (non-supported, first reply) | "
-             "false alarms | user got | money check | p50 ms | p95 ms |"),
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: |"]
-    recall = ["| run | split | set | " + " | ".join(LABELS[1:]) + " |", "| --- | --- | --- |" + " ---: |" * 5]
-    for run in runs.values():
-        s = run["summary"]
-        d, m = s["documents"], s["money"]
-        got = ", ".join(f"{k} {v}" for k, v in sorted(d["got"].items()))
-        lines.append(f"| {run['label']} | {run['split']} | {s['items']} | **{s['target_wrong_shipped']}** | "
-                     f"{d['shipped_supported']} | {d['wrong_fact_stated']} | {m['shipped_supported']} | "
-                     f"{d.get('shipped_flagged', 0)} | {d['corrected_citation']} | {d['detected_all']:.3f} | "
-                     f"{d['false_alarms']}/{d['supported_sentences']} "
-                     f"(money {m['false_alarms']}/{m['supported_sentences']}) | {got} | {run['money_check']} | "
-                     f"{s['latency_ms']['p50']} | {s['latency_ms']['p95']} |")
-        for part in ("documents", "money"):
-            cells = []
-            for label in LABELS[1:]:
-                v = s[part]["recall"].get(label)
-                extra = [f"{v[k]} {k.replace('_', ' ')}" for k in ("unmatched", "not_asked") if v and v.get(k)]
-                cells.append("–" if not v else f"{v['detected']}/{_judged(v)}" + (f" (+{', '.join(extra)})"
-                                                                                   if extra else ""))
-            recall.append(f"| {run['label']} | {run['split']} | {part} | " + " | ".join(cells) + " |")
-    return ("\n".join(lines) + "\n\nDetection per label (first reply's status not `supported`; "
-            "unmatched: no grounding claim resembled the labelled sentence):\n\n" + "\n".join(recall))
 
 
 def main(argv: list[str] | None = None) -> None:
