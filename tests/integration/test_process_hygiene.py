@@ -198,6 +198,33 @@ def test_no_orphan_when_the_parent_is_sigkilled(tmp_path: Path) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.postgres
+@pytest.mark.timeout(180)
+def test_the_test_postgres_stops_when_the_test_process_is_sigkilled(tmp_path: Path) -> None:
+    """``tests/pg_server``'s server is detached from the test process (``pg_ctl``): a
+    watchdog stops it and removes its folder when that process dies without exit hooks."""
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import time
+        from tests.pg_server import start_server
+        srv = start_server()
+        print(srv.pgdata, flush=True)
+        time.sleep(600)
+    """)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    pgdata = Path(holder.stdout.readline().strip())
+    try:
+        postmaster = int((pgdata / "postmaster.pid").read_text().split()[0])
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        assert _wait_gone([postmaster], 60) == [], _describe([postmaster])
+        deadline = time.monotonic() + 30  # a hang guard, not a speed check
+        while pgdata.parent.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not pgdata.parent.exists()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+
+
 # -- make run / make test stopped by SIGTERM -------------------------------------
 needs_make = pytest.mark.skipif(not (shutil.which("make") and shutil.which("setpriv")),
                                 reason="needs GNU make and util-linux setpriv (Linux)")
