@@ -13,6 +13,7 @@ language is set when it is created or detected from its first documents
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import Stemmer
@@ -120,3 +121,9 @@ def detect_language(text: str, default: str = DEFAULT_LANGUAGE) -> str:
     code, score = identify_language(text)
     name = _ISO.get(code)
     return name if name is not None and score >= 0.5 else default
+
+
+def strip_accents(text: str) -> str:
+    """``text`` without its diacritics ("München" → "Munchen", "tándem" → "tandem"), case
+    kept: the one place names, claims and FTS tokens are compared accent-blind."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))

@@ -30,11 +30,11 @@ the problem in words ("source [1] states 7.00%, not 8.4%").
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from ..analyzer import strip_accents
 from .quantities import Quantity, quantities
 from .text import rejoin, split_sentences
 
@@ -51,13 +51,15 @@ _NOT_NAMES = frozenset(["i", "a", "an", "the", "this", "that", "these", "those",
 # A rate's period is no thing a value belongs to ("per day"), in terms' five-letter form.
 _PERIOD_WORDS = frozenset("day days month years year night week annum hour dia mes año noche seman hora".split())
 
+# A citation mark: [1], [2, 3], [1-3] (text.cited_numbers reads them).
+_CITATION_MARK = re.compile(r"\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\]")
+
 ClaimStatus = str  # "supported" | "wrong_number" | "wrong_entity" | "wrong_citation" | "unsupported" | "uncited"
 
 
 def fold(text: str) -> str:
     """Lower case without accents: "MÜNCHEN" → "munchen", "Tarifa Básica" → "tarifa basica"."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+    return strip_accents(text).lower()
 
 
 def terms(text: str, spans: Sequence[Quantity] = ()) -> list[tuple[str, int]]:
@@ -317,7 +319,7 @@ class ClaimCheck:
 def names_in(sentence: str) -> list[str]:
     """The named things of a sentence: capitalised runs that do not open it and
     abbreviations ("Premium Metal", "NEFT"), without citation markers."""
-    text = re.sub(r"\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\]", " ", sentence)
+    text = _CITATION_MARK.sub(" ", sentence)
     for q in reversed(quantities(text)):  # "Rs. 500", "5 V": a unit is no name
         text = text[:q.start] + " " * (q.end - q.start) + text[q.end:]
     out = []
@@ -337,52 +339,67 @@ def names_in(sentence: str) -> list[str]:
     return out
 
 
+@dataclass
+class _Claim:
+    """What a sentence claims: its quantities, its names, and per quantity the terms
+    of its own clause (``clause_terms``; key -1 for a sentence without quantities)."""
+
+    quantities: list[Quantity]
+    names: list[str]
+    terms: dict[int, set[str]]
+
+    @classmethod
+    def of(cls, sentence: str) -> _Claim | None:
+        """None when the sentence holds no checkable fact (no quantity, no name)."""
+        text = _CITATION_MARK.sub(" ", sentence)
+        claimed, names = quantities(text), names_in(text)
+        if not claimed and not names:
+            return None
+        return cls(claimed, names, clause_terms(text, claimed) if claimed else {-1: {t for t, _ in terms(text)}})
+
+    def problem(self, sources: list[Passage], aliases: dict[str, str]) -> tuple[ClaimStatus, str] | None:
+        return _facts_problem(self.quantities, self.names, self.terms, sources, aliases)
+
+
+def _aliases(passages: Sequence[Passage]) -> dict[str, str]:
+    """Every abbreviation and long form the passages define, both ways."""
+    out: dict[str, str] = {}
+    for passage in passages:
+        out.update(passage.definitions)
+    return out
+
+
 def check_claim(sentence: str, cited: Sequence[int], passages: Sequence[Passage]) -> ClaimCheck | None:
     """Verify one answer sentence against the passages it cites (``passages`` are
     all the context's, numbered). None when the sentence holds no checkable fact
     (no quantity, no name): judge it by term and embedding support instead."""
-    claim_text = re.sub(r"\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\]", " ", sentence)
-    claimed = quantities(claim_text)
-    names = names_in(claim_text)
-    if not claimed and not names:
-        return None
+    claim = _Claim.of(sentence)
     by_n = {p.n: p for p in passages}
-    aliases: dict[str, str] = {}
-    for p in passages:
-        aliases.update(p.definitions)
     sources = [by_n[n] for n in cited if n in by_n]
-    if not sources:
+    if claim is None or not sources:
         return None
-    claim_terms = clause_terms(claim_text, claimed) if claimed else {-1: {t for t, _ in terms(claim_text)}}
-    problem = _facts_problem(claimed, names, claim_terms, sources, aliases)
+    aliases = _aliases(passages)
+    problem = claim.problem(sources, aliases)
     if problem is None:
         return ClaimCheck("supported")
     status, text = problem
     if status in ("wrong_number", "unsupported", "wrong_entity"):
-        others = [p for p in passages if p.n not in cited]
-        for other in others:
-            if _facts_problem(claimed, names, claim_terms, [other], aliases) is None:
+        for other in (p for p in passages if p.n not in cited):
+            if claim.problem([other], aliases) is None:
                 return ClaimCheck("wrong_citation", f"{text}; source [{other.n}] states it", other.n)
     return ClaimCheck(status, text)
 
 
 def supported_by(sentence: str, passages: Sequence[Passage]) -> int | None:
     """The first passage that states every checkable fact of an uncited sentence, or None."""
-    claim_text = re.sub(r"\[\d{1,2}(?:\s*[-,–]\s*\d{1,2})*\]", " ", sentence)
-    claimed, names = quantities(claim_text), names_in(claim_text)
-    if not claimed and not names:
+    claim = _Claim.of(sentence)
+    if claim is None:
         return None
-    aliases: dict[str, str] = {}
-    for p in passages:
-        aliases.update(p.definitions)
-    claim_terms = clause_terms(claim_text, claimed) if claimed else {-1: {t for t, _ in terms(claim_text)}}
-    for passage in passages:
-        if _facts_problem(claimed, names, claim_terms, [passage], aliases) is None:
-            return passage.n
-    return None
+    aliases = _aliases(passages)
+    return next((p.n for p in passages if claim.problem([p], aliases) is None), None)
 
 
-def _facts_problem(claimed: list[Quantity], names: list[str], claim_terms: set[str] | dict[int, set[str]],
+def _facts_problem(claimed: list[Quantity], names: list[str], claim_terms: dict[int, set[str]],
                    sources: list[Passage], aliases: dict[str, str]) -> tuple[ClaimStatus, str] | None:
     label = ", ".join(f"[{p.n}]" for p in sources)
     for q in claimed:
@@ -392,16 +409,16 @@ def _facts_problem(claimed: list[Quantity], names: list[str], claim_terms: set[s
                 shown = ", ".join(dict.fromkeys(stated[:4]))
                 return "wrong_number", f"source {label} states {shown}, not {q.text}"
             return "unsupported", f"source {label} does not state {q.text}"
-    every = set().union(*claim_terms.values()) if isinstance(claim_terms, dict) else claim_terms
+    every = set().union(*claim_terms.values())
     for name in names:
         if not any(p.names(name, aliases) for p in sources):
             known = set().union(*(p.all_terms for p in sources))
             on_topic = every and len(every & known) / len(every) >= 0.5
             return ("wrong_entity" if on_topic else "unsupported"), f"source {label} does not mention {name}"
     for index, q in enumerate(claimed):
-        own = claim_terms.get(index, every) if isinstance(claim_terms, dict) else claim_terms
+        own = claim_terms.get(index, every)
         # the names of q's own clause: a clause's terms hold its names' words
-        own_names = [n for n in names if {t for t, _ in terms(n)} <= own] if isinstance(claim_terms, dict) else names
+        own_names = [n for n in names if {t for t, _ in terms(n)} <= own]
         mismatch = _pair_problem(q, claimed, own, sources, [" ".join(re.findall(r"\w+", fold(n))) for n in own_names])
         if mismatch:
             return "wrong_entity", mismatch

@@ -14,11 +14,11 @@ what matched is executed exactly by the store.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from functools import lru_cache
 
+from ..analyzer import strip_accents
 from .merchants import MERCHANT_ALIASES, PLACE_ALIASES
 
 CLOSE = 0.84
@@ -36,9 +36,7 @@ def fold(text: str) -> str:
     """Case, accents, written-out umlauts and punctuation folded away: "MÜNCHEN",
     "Muenchen" and "munchen" are one word; "Sainsbury's" is "sainsburys"."""
     text = text.casefold().replace("ß", "ss").replace("&", " & ")
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = re.sub(r"['’`´]", "", text)
+    text = re.sub(r"['’`´]", "", strip_accents(text))
     words = re.findall(r"[a-z0-9&+]+", text)
     return " ".join(_umlaut(w) for w in words)
 

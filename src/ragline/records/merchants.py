@@ -19,9 +19,10 @@ finds "MUENCHEN", "sainsburys" finds "Sainsbury's", "M&S" finds "Marks & Spencer
 from __future__ import annotations
 
 import re
-import unicodedata
 from difflib import SequenceMatcher
 from functools import lru_cache
+
+from ..analyzer import strip_accents
 
 _LIGATURES = str.maketrans({"ß": "ss", "ẞ": "SS", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
                             "ł": "l", "Ł": "L", "đ": "d", "Đ": "D", "þ": "th", "ð": "d", "ı": "i"})
@@ -197,8 +198,7 @@ _DIGITS = re.compile(r"\b[0-9][0-9a-z]*\b|\b[a-z]*\d{3,}[a-z0-9]*\b|#\S*")
 
 def fold(text: str) -> str:
     """The form names are compared in (see the module docstring)."""
-    text = unicodedata.normalize("NFKD", text.translate(_LIGATURES))
-    text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
+    text = strip_accents(text.translate(_LIGATURES)).casefold()
     text = text.replace("'", "").replace("’", "").replace("`", "")
     text = _NON_WORD.sub(" ", text)
     words = [_GERMAN_VOWELS.sub(lambda m: (m.group(1) or m.group(2))[0], w) if len(w) > 4 else w

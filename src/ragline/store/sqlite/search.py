@@ -15,13 +15,13 @@ from __future__ import annotations
 import math
 import re
 import threading
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ...analyzer import strip_accents
 from ...errors import ModelMismatchError
 from ...models import Scope
 from ..filters import Filter
@@ -398,7 +398,7 @@ def _varint(blob: bytes) -> int:
 def _fts_tokens(text: str) -> list[str]:
     """``text`` split as FTS5's ``unicode61`` tokenizer splits it: case folded,
     diacritics removed, runs of letters and digits."""
-    folded = "".join(ch for ch in unicodedata.normalize("NFKD", text.lower()) if not unicodedata.combining(ch))
+    folded = strip_accents(text.lower())
     return [token for token in _SEPARATOR.split(folded) if token]
 
 
