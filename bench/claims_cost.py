@@ -12,7 +12,8 @@ import statistics
 import time
 from pathlib import Path
 
-from ragline.answer.claims import Passage, check_claim
+from ragline.answer.claims import check_claim
+from ragline.answer.passages import Passage
 
 HERE = Path(__file__).resolve().parent
 ITEMS = HERE / "datasets" / "trust" / "adversarial" / "items.jsonl"

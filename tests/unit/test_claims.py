@@ -8,7 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from ragline.answer.claims import Passage, RecordRow, check_claim, check_records_claim, definitions
+from ragline.answer.claims import RecordRow, check_claim, check_records_claim
+from ragline.answer.passages import Passage, definitions
 from ragline.answer.quantities import quantities
 from ragline.answer.text import rejoin
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..analyzer import STOPWORDS, stopwords
 from ..errors import ConfigError
-from .claims import fold
+from .passages import fold
 from .text import content_terms
 
 _UNITS = "year|month|week|day|hour|minute"

@@ -27,8 +27,9 @@ from ..embed.base import Embedder
 from ..errors import EmbedderError
 from ..messages import not_from_documents
 from ..pause import pause_point
-from .claims import Passage, check_claim, supported_by
+from .claims import check_claim, supported_by
 from .context import RAGContext
+from .passages import Passage
 from .prompt import is_no_answer
 from .text import AnswerSentence, answer_sentences, content_terms, split_sentences, strip_citations, term_overlap
 from .types import FAILED, Grounding, SentenceCheck, SentenceStatus

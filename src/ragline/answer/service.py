@@ -38,7 +38,6 @@ from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
 from ..tracing import span
-from .claims import definitions, fold
 from .constraints import MIN_COVERAGE, WEAK, Sibling, missing_constraints, missing_sibling, term_coverage
 from .context import ContextBuilder, RAGContext
 from .floor import FloorCalibrator
@@ -46,6 +45,7 @@ from .generators import GENERATORS, GenerationRequest, Generator, allowed_genera
 from .generators.extractive import ExtractiveGenerator
 from .grounding import GroundingChecker
 from .language import answer_language
+from .passages import definitions, fold
 from .prompt import Prompt, build_prompt, is_no_answer
 from .route import Asked, Decision, Router
 from .tokens import TokenCounter

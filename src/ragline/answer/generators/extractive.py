@@ -21,8 +21,8 @@ import numpy as np
 from ...embed.base import Embedder
 from ...errors import EmbedderError
 from ...pause import pause_point
-from ..claims import fold
 from ..constraints import answer_type, kind_terms
+from ..passages import fold
 from ..readable import units
 from ..text import content_terms, term_overlap
 from .base import GenerationRequest
