@@ -184,7 +184,7 @@ def test_a_money_question_naming_what_no_filter_took_says_so() -> None:
 
 
 def test_the_covers_message_makes_kind_phrases_plural_in_each_language() -> None:
-    from ragline.answer.service import plural
+    from ragline.answer.constraints import plural
 
     assert plural("car loan") == "car loans" and plural("extra-large locker") == "extra-large lockers"
     assert plural("tarjeta digital", "spanish") == "tarjetas digitales"  # the adjective agrees

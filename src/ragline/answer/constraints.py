@@ -27,8 +27,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..analyzer import STOPWORDS, stopwords
-from ..errors import ConfigError
+from ..embed.base import Embedder
+from ..errors import ConfigError, EmbedderError
 from .passages import fold
 from .text import content_terms
 
@@ -352,3 +355,39 @@ def kind_terms(question: str, evidence: Sequence[str], language: str = "english"
         if word in kinds and len(kinds) >= 2:
             out[word] = {k for k in kinds - {word} if len(k) > 2 and k not in _ANY_KIND}
     return out
+
+
+# A kind word this close (cosine) to a kind the sources name means that kind.
+ALIKE = 0.5
+
+
+def alike(embedder: Embedder, word: str, kinds: list[str]) -> bool:
+    try:
+        vectors = embedder.embed_documents([word, *kinds])
+    except EmbedderError:
+        return False
+    return bool(np.max(vectors[1:] @ vectors[0]) >= ALIKE)
+
+
+def plural(phrase: str, language: str = "english") -> str:
+    """The kind phrase as a plural: "car loan" → "car loans"; in Spanish the noun and
+    its adjective agree: "tarjeta digital" → "tarjetas digitales", "bicicleta
+    eléctrica" → "bicicletas eléctricas"."""
+    words = phrase.split()
+    if language != "spanish":
+        words[-1] = words[-1] if words[-1].endswith("s") else words[-1] + "s"
+        return " ".join(words)
+    # The noun, and the words after it that read as adjectives (which agree); a noun in
+    # apposition stays as it is ("niveles oro", "bicicletas tándem").
+    return " ".join(_plural_es(w) if i == 0 or _ADJECTIVE_ES.search(w) else w for i, w in enumerate(words))
+
+
+_ADJECTIVE_ES = re.compile(r"(?:al|ble|ic[oa]|iv[oa]|ad[oa]|id[oa]|ante|ente|il|ar|os[oa]|ari[oa]|er[oa])$")
+
+
+def _plural_es(word: str) -> str:
+    if word.endswith("s"):
+        return word
+    if word.endswith("z"):
+        return word[:-1] + "ces"
+    return word + ("s" if word[-1] in "aeiouáéíóú" else "es")

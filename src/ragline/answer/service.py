@@ -38,11 +38,12 @@ from ..settings import Settings
 from ..store import Store
 from ..store.filters import Filters
 from ..tracing import span
-from .constraints import MIN_COVERAGE, WEAK, Sibling, missing_constraints, missing_sibling, term_coverage
+from .constraints import MIN_COVERAGE, WEAK, Sibling, alike, missing_constraints, missing_sibling, plural, term_coverage
 from .context import ContextBuilder, RAGContext
 from .floor import FloorCalibrator
 from .generators import GENERATORS, GenerationRequest, Generator, allowed_generators, make_generator
 from .generators.extractive import ExtractiveGenerator
+from .glossary import ABBREVIATION, LONG_FORM, expanded, spelled_out
 from .grounding import GroundingChecker
 from .language import answer_language
 from .passages import definitions, fold
@@ -58,66 +59,6 @@ log = logging.getLogger(__name__)
 
 # The abstentions are the catalogs' "nothing_found", "not_relevant" and "not_mentioned" (the
 # sources are about the question's topic but none states its constraint: constraints.py).
-_ABBREVIATION = re.compile(r"\b[A-Z][A-Z0-9&]{1,7}\b")
-# A spelled-out name the collection may abbreviate ("Real Time Gross Settlement" → RTGS).
-_LONG_FORM = re.compile(r"\b[A-Z][a-z]+(?:[\s-]+(?:of\s+|for\s+|and\s+)?[A-Z][a-z]+){1,6}")
-
-
-# A kind word this close (cosine) to a kind the sources name means that kind.
-ALIKE = 0.5
-
-
-def _alike(embedder: Embedder, word: str, kinds: list[str]) -> bool:
-    try:
-        vectors = embedder.embed_documents([word, *kinds])
-    except EmbedderError:
-        return False
-    return bool(np.max(vectors[1:] @ vectors[0]) >= ALIKE)
-
-
-def _spelled_out(question: str, hits: list[Hit], known: dict[str, str]) -> dict[str, str]:
-    """Long forms or abbreviations of the question, in any case, that the found
-    passages define and ``known`` does not hold yet."""
-    folded = " ".join(re.findall(r"\w+", fold(question)))
-    out: dict[str, str] = {}
-    for form, other in definitions("\n".join(h.text for h in hits)).items():
-        if " " in form and re.search(rf"\b{re.escape(form)}\b", folded) and form not in known.values():
-            out[form] = other
-    return out
-
-
-def expanded(question: str, glossary: dict[str, str]) -> str:
-    """The question with each abbreviation's long form beside it, for search."""
-    for abbreviation, long in glossary.items():
-        question = re.sub(rf"\b{re.escape(abbreviation)}\b", f"{abbreviation} ({long})", question, count=1,
-                          flags=re.IGNORECASE)
-    return question
-
-
-def plural(phrase: str, language: str = "english") -> str:
-    """The kind phrase as a plural: "car loan" → "car loans"; in Spanish the noun and
-    its adjective agree: "tarjeta digital" → "tarjetas digitales", "bicicleta
-    eléctrica" → "bicicletas eléctricas"."""
-    words = phrase.split()
-    if language != "spanish":
-        words[-1] = words[-1] if words[-1].endswith("s") else words[-1] + "s"
-        return " ".join(words)
-    # The noun, and the words after it that read as adjectives (which agree); a noun in
-    # apposition stays as it is ("niveles oro", "bicicletas tándem").
-    return " ".join(_plural_es(w) if i == 0 or _ADJECTIVE_ES.search(w) else w for i, w in enumerate(words))
-
-
-_ADJECTIVE_ES = re.compile(r"(?:al|ble|ic[oa]|iv[oa]|ad[oa]|id[oa]|ante|ente|il|ar|os[oa]|ari[oa]|er[oa])$")
-
-
-def _plural_es(word: str) -> str:
-    if word.endswith("s"):
-        return word
-    if word.endswith("z"):
-        return word[:-1] + "ces"
-    return word + ("s" if word[-1] in "aeiouáéíóú" else "es")
-
-
 class MemoEmbedder(DelegatingEmbedder):
     """Wraps an embedder for one question: remembers every vector it computed, so
     search, relevance, the extractive generator and grounding embed each text once."""
@@ -278,7 +219,7 @@ class Answerer:
                                      filters=filters)
             # A long form the question spells out in lower case ("inertial measurement unit")
             # may be defined in what was found: search again with its abbreviation beside it.
-            found = _spelled_out(question, result.hits, glossary)
+            found = spelled_out(question, result.hits, glossary)
             if found:
                 glossary.update(found)
                 result = searcher.search(expanded(question, glossary), scope, mode=mode,
@@ -469,7 +410,7 @@ class Answerer:
         if missing:
             return missing
         sibling = missing_sibling(typed, evidence, lambda phrase: self._holds(phrase, scope, searcher),
-                                  language=searcher.language(scope), alike=lambda w, kinds: _alike(memo, w, kinds))
+                                  language=searcher.language(scope), alike=lambda w, kinds: alike(memo, w, kinds))
         if sibling is not None:
             return sibling
         best = max((s.relevance for s in context.sources if s.relevance is not None), default=None)
@@ -485,7 +426,7 @@ class Answerer:
         saying "EMI" meets a page that only says "instalment", and one saying "Real
         Time Gross Settlement" a page that only says "RTGS"."""
         out: dict[str, str] = {}
-        asked = [*_ABBREVIATION.findall(question), *_LONG_FORM.findall(question)]
+        asked = [*ABBREVIATION.findall(question), *LONG_FORM.findall(question)]
         for term in dict.fromkeys(asked):
             wanted = " ".join(re.findall(r"\w+", fold(term)))
             for hit in self._lookup(term, scope, searcher, 5):
