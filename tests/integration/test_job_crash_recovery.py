@@ -120,15 +120,17 @@ def test_sigkill_mid_ingest_then_restart_completes_exactly(tmp_path: Path) -> No
     with sqlite3.connect(home / "ragline.sqlite") as conn:  # what the dead server left behind
         interrupted = [r[0] for r in conn.execute("SELECT id FROM jobs WHERE state IN ('parsing', 'embedding')")]
         indexed_before = conn.execute("SELECT count(*) FROM jobs WHERE state = 'indexed'").fetchone()[0]
-    assert len(interrupted) == 1 and indexed_before < FILES
+    # One job worker and the idle-tenant lane: the lane may take this tenant's next job in the
+    # moment between the worker finishing one and claiming another, so one or two were running.
+    assert 1 <= len(interrupted) <= 2 and indexed_before < FILES
 
     restarted = _Server(home, tmp_path / "server.log")
     try:
         with httpx.Client(base_url=restarted.url, headers=headers, timeout=60) as client:
             final = wait_for_jobs(client, [j["id"] for j in jobs], timeout=180)
             assert [j["state"] for j in final] == ["indexed"] * FILES
-            resumed = next(j for j in final if j["id"] == interrupted[0])
-            assert resumed["tries"] == 2  # it was running when killed, and ran again
+            resumed = [j for j in final if j["id"] in interrupted]
+            assert [j["tries"] for j in resumed] == [2] * len(interrupted)  # running when killed, ran again
             served = client.get("/v1/collections/docs").json()
     finally:
         restarted.stop()
