@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from .common import RESULTS
+from .tenancy import FAVOURED_NICE
 
 
 def _latency(row: dict) -> str:
@@ -31,7 +32,10 @@ def render() -> str:
                    f"machine (nice 10), unbounded (the worst case) or bounded to {tenancy['bounded_rate']:g} "
                    f"requests/s in all (the default rate quota). Run {tenancy['when']} on {tenancy['cpus']} cores"
                    + (f", load average {tenancy['load_average'][0]} → {tenancy['load_average'][1]} (other work on "
-                      "the machine)" if "load_average" in tenancy else "") + "."), "",
+                      "the machine)" if "load_average" in tenancy else "") + "."
+                   + (f" The server's and the victim's sessions had the CPU weight of a machine of their own "
+                      f"(autogroup nice {FAVOURED_NICE}), the hostile client an ordinary one."
+                      if tenancy.get("server_favoured") else "")), "",
                   "| hostile load | bound | sent/s | victim p95 solo → flooded | ratio (target ≤ 2) |",
                   "| --- | --- | --- | --- | --- |"]
         lines += [(f"| {r['threads']} threads: {r['hostile']} | {r['bound']} | {r['hostile_sent_per_s']} | "
@@ -82,6 +86,18 @@ def render() -> str:
                   f"text waited **{slow['small_job_wait_s']} s** from upload to {slow['small_job_state']} "
                   f"(target ≤ {slow['target_s']:g} s; the long job was {slow['long_job_state_then']} then). "
                   f"Run {lanes['when']}."), ""]
+    owners = _read("owners")
+    if owners:
+        lines += ["## Owners (`python -m bench.drills.owners`)", "",
+                  ("Owner ann's key searches a shared handbook (keyword and hybrid, three queries) and reads the "
+                   "collection's counts, before and after owner bob stores 23 private documents full of the same "
+                   f"words. Run {owners['when']}."), "",
+                  "| backend | largest score change | same hits | counts for ann before → after | bob's chunks "
+                  "seen by ann | `usage/matches?owner=bob` with ann's key |", "| --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {r['backend']} | {r['scores_moved']:.3g} | {r['same_hits']} | {r['counts_before']} → "
+                  f"{r['counts_after']} | {r['bob_hits_seen']} | {r['usage_matches_other_owner']} |"
+                  for r in owners["runs"]]
+        lines.append("")
     fuzz = _read("fuzz")
     if fuzz:
         lines += ["## Hostile input (`python -m bench.drills.fuzz`)", "",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.drills import ingest_lanes, load, providers, write_lock
+from bench.drills import ingest_lanes, load, owners, providers, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -42,3 +42,12 @@ def test_ingest_lanes_drill_refuses_by_structure_and_lets_the_small_job_pass(tmp
     assert result["refused"]["state"] == "failed" and "limits.max_html_depth" in result["refused"]["error"]
     assert result["slow_file"]["small_job_state"] == "indexed"
     assert result["slow_file"]["long_job_state_then"] == "parsing"  # it passed the long job, not waited for it
+
+
+@pytest.mark.timeout(300)
+def test_owners_drill_finds_nothing_of_another_owners_private_documents(tmp_path: Path) -> None:
+    result = owners.run(["sqlite"], tmp_path / "owners.json")
+    run = result["runs"][0]
+    assert run["scores_before"]["keyword: zebra"]  # ann found the shared handbook
+    assert run["bob_hits_of_his_own"] > 0  # bob's documents were stored and are his to find
+    assert result["met"], run

@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from ..models import Hit, content_hash
+from ..pause import pause_point
 from .sanitize import inline, plain
 from .tokens import TokenCounter, default_counter
 
@@ -161,6 +162,7 @@ class ContextBuilder:
         seen_text: dict[str, int] = {}  # normalised text hash → source n
         spans: dict[str, list[tuple[int, int, int]]] = {}  # doc_id → (start, end, n)
         for hit in hits:
+            pause_point()  # fitting a source reads its neighbours and counts its tokens
             rel = relevance.get(hit.chunk_id)
             if self.floor is not None and rel is not None and rel < self.floor:
                 ctx.dropped.append(DroppedHit(hit, "threshold", f"relevance {rel:.3f} < floor {self.floor:.3f}", rel))

@@ -81,8 +81,10 @@ class GroundingChecker:
         sentences = [s for s in answer_sentences(answer) if strip_citations(s.text)]
         if not sentences or not context.sources or is_no_answer(answer):
             return answer, Grounding()
-        support = self.support_matrix(sentences, context)
-        passages = passages_of(context)
+        support = self.support_matrix(sentences, context)  # embeds every sentence of every source
+        pause_point()
+        passages = passages_of(context)  # reads each source into clauses and values
+        pause_point()
         grounding = Grounding()
         kept: list[str] = []
         for i, sentence in enumerate(sentences):

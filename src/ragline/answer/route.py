@@ -221,6 +221,7 @@ class Router:
                 return route, decision, declined
             declined.append(decision.reason)
         last = routes[-1]
+        pause_point()
         return last, last.decide(asked), declined
 
 

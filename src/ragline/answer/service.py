@@ -211,6 +211,7 @@ class Answerer:
         searcher = Searcher(self.store, memo, self.settings.search, reranker=self.reranker)
         asked = turn.query if turn is not None and turn.query else question
         glossary = self._glossary(asked, scope, searcher)  # "EMI" → the long form the collection defines
+        pause_point()
         if turn is not None:  # a conversation's turn: the rewritten follow-up, fused with the cited documents
             result: SearchResult = turn.search(searcher, question, scope, mode=mode, k=answer_settings.candidates,
                                                filters=filters)

@@ -343,13 +343,24 @@ def kinds_in(question: str) -> list[tuple[str, str]]:
         position = start + len(word)
         if len(word) < 5 or any(a <= start < b for a, b in taken):
             continue
-        for phrase, key in phrase_table():
-            if " " not in phrase and len(phrase) >= 5 and phrase != word and misspelt(word, phrase) \
-                    and key not in {k for _, k, _ in found}:
+        for phrase, key in _one_word_phrases().get(word[:2], ()):
+            if phrase != word and misspelt(word, phrase) and key not in {k for _, k, _ in found}:
                 taken.append((start, start + len(word)))
                 found.append((start, key, word))
                 break
     return [(key, phrase) for _, key, phrase in sorted(found)]
+
+
+@lru_cache(maxsize=1)
+def _one_word_phrases() -> dict[str, tuple[tuple[str, str], ...]]:
+    """The one-word phrases a misspelling may stand for (five letters or more), by their
+    first two letters, which ``misspelt`` requires to match: a word is compared with a
+    handful of phrases, not all of them (a 1,200-word question took 0.4 s of CPU)."""
+    table: dict[str, list[tuple[str, str]]] = {}
+    for phrase, key in phrase_table():
+        if " " not in phrase and len(phrase) >= 5:
+            table.setdefault(phrase[:2], []).append((phrase, key))
+    return {prefix: tuple(pairs) for prefix, pairs in table.items()}
 
 
 def misspelt(word: str, phrase: str) -> bool:
