@@ -125,3 +125,11 @@ def test_the_question_wins_then_the_collection_then_english() -> None:
     assert not asked  # the collection is not read when the question tells
     assert choose_language("EMI", lambda: "spanish") == "es"
 
+
+
+def test_the_line_before_a_handed_on_part_speaks_the_answers_language() -> None:
+    """The answer to the rest of a mixed question was introduced in English whatever
+    the answer's language ("On “…”:")."""
+    assert message("handed_on", "en", question=quoted(["What is the fee?"], "en")) == "On “What is the fee?”:"
+    assert message("handed_on", "es", question=quoted(["¿Cuál es la comisión?"], "es")) == \
+        "Sobre «¿Cuál es la comisión?»:"

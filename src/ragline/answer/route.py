@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ConfigError
-from ..messages import DEFAULT_LANGUAGE, choose_language
+from ..messages import DEFAULT_LANGUAGE, choose_language, message, quoted
 from ..models import Scope
 from ..pause import pause_point
 from ..store.filters import Filters
@@ -183,7 +183,7 @@ class Router:
         rest_asked = replace(asked, question=rest, turn=None)
         route, decision, declined = self._decide(rest_asked, later)
         shift = max((c.n for c in first.citations), default=0)
-        head = f"\n\n{HANDED_ON.format(rest)} "
+        head = f"\n\n{message('handed_on', asked.language, question=quoted([rest], asked.language))} "
         yield {"type": "delta", "text": head}
         renumber = Renumber(shift)
         answers = route.answer(rest_asked, decision, generator)
@@ -223,10 +223,6 @@ class Router:
         last = routes[-1]
         pause_point()
         return last, last.decide(asked), declined
-
-
-HANDED_ON = "On “{}”:"
-"""The line before the answer to the rest of a question a route handed on."""
 
 
 class Renumber:
