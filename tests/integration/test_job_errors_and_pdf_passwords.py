@@ -8,11 +8,15 @@ import json
 import logging
 import re
 import stat
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from ragline.embed.hashing import HashingEmbedder
+from ragline.engine import Engine
+from ragline.engine_admin import MAX_JOB_TRIES
 from ragline.server.jobs import ERROR_MAX_CHARS
 from ragline.server.uploads import PASSWORD_FILE
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
@@ -112,3 +116,53 @@ def test_pdf_password_is_used_for_the_job_and_never_stored(tmp_path: Path) -> No
         if path.is_file():
             assert PASSWORD.encode() not in path.read_bytes(), path
     assert not any(PASSWORD in line for line in logs.text)
+
+
+class _FlakyEmbedder(HashingEmbedder):
+    """The hashing embedder, failing as a provider that is down would (a transient error)
+    while ``down`` is set."""
+
+    down = True
+
+    def embed_documents(self, texts):  # type: ignore[no-untyped-def]
+        if self.down:
+            raise RuntimeError("the embedding provider is unreachable")
+        return super().embed_documents(texts)
+
+
+def test_a_failed_job_says_whether_a_retry_can_succeed(tmp_path: Path) -> None:
+    """`retryable`: false for a file that cannot be parsed (the same bytes fail the same
+    way), true for a job that ran out of tries on a transient error; the web page offers
+    Retry only on the second."""
+    settings = _settings(tmp_path / "home", 0)
+    embedder = _FlakyEmbedder()
+    engine = Engine(settings, embedder=embedder)
+    try:
+        with LiveServer(settings, engine) as server, server.client(create_tenant(server, "acme")) as client:
+            broken = _upload(client, "kb", "scan.pdf", b"%PDF-1.4 this is not really a PDF")
+            flaky = _upload(client, "kb", "notes.txt", b"Notes about the quarterly plan.")
+            assert broken["retryable"] is False and flaky["retryable"] is False  # queued: nothing to retry
+            runner = server.app.state.runner
+            deadline = time.monotonic() + 60
+            while {client.get(f"/v1/jobs/{j['id']}").json()["state"] for j in (broken, flaky)} != {"failed"}:
+                assert time.monotonic() < deadline, "the jobs did not fail"
+                claimed = engine.claim_job("test-worker")
+                if claimed is None:
+                    time.sleep(0.2)  # the transient failure's backoff (2 s, then 4 s)
+                else:
+                    runner.run(claimed, "test-worker")
+            parse = client.get(f"/v1/jobs/{broken['id']}").json()
+            assert parse["retryable"] is False and parse["tries"] == 1 and "PDF" in parse["error"]
+            transient = client.get(f"/v1/jobs/{flaky['id']}").json()
+            assert transient["retryable"] is True and transient["tries"] == MAX_JOB_TRIES
+            assert "unreachable" in transient["error"]
+            listed = {d["source"]: d for d in client.get("/v1/collections/kb/documents").json()["documents"]}
+            assert listed["scan.pdf"]["job"]["retryable"] is False and listed["notes.txt"]["job"]["retryable"] is True
+            embedder.down = False  # the provider is back: the retry succeeds
+            assert client.post(f"/v1/jobs/{flaky['id']}/retry").json()["retryable"] is False
+            claimed = engine.claim_job("test-worker")
+            assert claimed is not None
+            runner.run(claimed, "test-worker")
+            assert client.get(f"/v1/jobs/{flaky['id']}").json()["state"] == "indexed"
+    finally:
+        engine.close()

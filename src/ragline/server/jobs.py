@@ -89,8 +89,16 @@ def job_to_dict(job: JobInfo, live: _Live | None = None, now: float | None = Non
         eta = 0.0
     return {"id": job.id, "collection": job.collection, "document_id": job.doc_id, "source": job.source,
             "owner": job.owner, "kind": job.kind, "state": state, "progress": {"done": done, "total": total},
-            "eta_s": eta, "error": job.error, "tries": job.tries, "created": job.created, "updated": job.updated,
-            "started": job.started, "finished": job.finished}
+            "eta_s": eta, "error": job.error, "tries": job.tries, "retryable": retryable(job),
+            "created": job.created, "updated": job.updated, "started": job.started, "finished": job.finished}
+
+
+def retryable(job: JobInfo) -> bool:
+    """Whether retrying a failed job can succeed. A permanent failure (a file that cannot
+    be parsed, bad configuration, nothing stored) fails at once, before ``MAX_JOB_TRIES``;
+    a job fails after every try only when its errors were transient (a provider down, a
+    worker that died), which a later retry can outlast."""
+    return job.state == FAILED and job.tries >= MAX_JOB_TRIES
 
 
 class JobRunner:

@@ -112,6 +112,9 @@ JobProgress = wire.JobProgress
 class JobOut(wire.Job):
     kind: Literal["file", "text"]
     state: JobState
+    retryable: bool = Field(description="A failed job whose retry can succeed: it failed on transient errors "
+                                        "after every try; false for a file that cannot be parsed or bad "
+                                        "configuration, which fail the same way again")
     created: float
     updated: float
     started: float | None

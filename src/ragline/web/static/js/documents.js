@@ -1,7 +1,9 @@
 // The Documents tab: drag-and-drop upload, the list with live job progress,
-// failures with their reason and a retry button, and delete.
+// failures with their reason (and a retry button where a retry can succeed), and
+// delete. The list is newest first (states.js newestFirst), the order a reload shows
+// too, so a new upload appears at the top, scrolled into view, with its progress.
 import { $, h, replace, announce, formatBytes } from "./dom.js";
-import { normalizeDocument, normalizeJob, isActive, STATE_LABELS } from "./states.js";
+import { normalizeDocument, normalizeJob, isActive, newestFirst, STATE_LABELS } from "./states.js";
 
 const POLL_MS = 800;
 
@@ -73,6 +75,7 @@ export class DocumentsView {
       this.upsert(key, { id: null, name: file.name, state: "uploading", detail: formatBytes(file.size) });
       return { key, file };
     });
+    this.rows.get(pending[0].key)?.li.scrollIntoView({ block: "nearest" });
     announce(`Uploading ${files.length} file${files.length === 1 ? "" : "s"}.`);
     this.updateSummary();
     let next = 0;
@@ -91,12 +94,19 @@ export class DocumentsView {
       const result = await this.api.upload(this.collection, [file], password);
       if (generation !== this.generation) return;
       this.files.set(file.name, file);
+      const wasInView = inView(this.rows.get(key)?.li);
       this.remove(key);
       for (const job of jobsFrom(result)) {
         const norm = normalizeJob(job);
         if (!norm.id) continue;
-        this.jobs.set(norm.id, norm);
-        this.upsert(`job:${norm.id}`, norm);
+        // A poll running meanwhile may have listed the new document already: one card each.
+        let row = [...this.rows.values()].find((r) => r.doc.jobId === norm.id || (norm.docId && r.doc.id === norm.docId));
+        if (!row) {
+          this.jobs.set(norm.id, norm);
+          this.upsert(`job:${norm.id}`, norm);
+          row = this.rows.get(`job:${norm.id}`);
+        }
+        if (wasInView) row.li.scrollIntoView({ block: "nearest" });
       }
     } catch (err) {
       if (generation !== this.generation) return;
@@ -188,14 +198,21 @@ export class DocumentsView {
     if (!row) {
       row = this.createRow(key);
       this.rows.set(key, row);
-      this.list.appendChild(row.li);
     }
     const before = row.doc?.state;
     row.doc = doc;
     this.fill(row);
+    this.place(row);
     if (before && before !== doc.state && (doc.state === "indexed" || doc.state === "failed")) {
       announce(doc.state === "indexed" ? `${doc.name} is indexed.` : `${doc.name} failed: ${doc.error || "unknown error"}`);
     }
+  }
+
+  /** Put a row where the order says, moving no other row (a moved row would lose focus). */
+  place(row) {
+    const sorted = [...this.rows.values()].sort((a, b) => newestFirst(a.doc, b.doc));
+    const next = sorted[sorted.indexOf(row) + 1]?.li || null;
+    if (row.li.parentNode !== this.list || row.li.nextElementSibling !== next) this.list.insertBefore(row.li, next);
   }
 
   remove(key) {
@@ -261,8 +278,9 @@ export class DocumentsView {
     parts.detail.textContent = describe(doc);
     parts.error.textContent = doc.state === "failed" && doc.error ? doc.error : "";
     parts.error.hidden = !parts.error.textContent;
-    // Retry needs a document (or job) the server knows about; a rejected upload has neither.
-    parts.retry.hidden = !(doc.state === "failed" && (doc.id || doc.jobId) && !doc.local);
+    // Retry only where it can succeed (the job API's `retryable`: transient errors, not a
+    // file that cannot be parsed); a rejected upload has no document or job to retry.
+    parts.retry.hidden = !(doc.state === "failed" && doc.retryable && (doc.id || doc.jobId) && !doc.local);
     parts.retry.setAttribute("aria-label", `Retry ${doc.name}`);
     const locked = doc.state === "failed" && /password/i.test(doc.error || "") && this.files.has(doc.name);
     parts.unlock.hidden = !locked;
@@ -355,6 +373,12 @@ export class DocumentsView {
   }
 }
 
+function inView(el) {
+  if (!el) return false;
+  const box = el.getBoundingClientRect();
+  return box.bottom > 0 && box.top < window.innerHeight;
+}
+
 /** Upload responses: {jobs: [...]}, a bare list, or one job. */
 function jobsFrom(result) {
   if (Array.isArray(result)) return result;
@@ -366,7 +390,9 @@ function jobsFrom(result) {
 function describe(doc) {
   const bits = [];
   if (doc.state === "queued") bits.push("waiting to start");
-  if (isActive(doc.state) && doc.total > 0) bits.push(`${doc.done} / ${doc.total} chunks`);
+  if (isActive(doc.state) && doc.total > 0) {
+    bits.push(`${doc.done} / ${doc.total} chunks · ${Math.floor((100 * doc.done) / doc.total)} %`);
+  }
   if (isActive(doc.state) && Number.isFinite(doc.eta) && doc.eta > 0) bits.push(`about ${Math.ceil(doc.eta)} s left`);
   if (doc.state === "indexed" && Number.isFinite(doc.chunks)) bits.push(`${doc.chunks} chunk${doc.chunks === 1 ? "" : "s"}`);
   if (doc.state === "failed" && doc.tries > 0) bits.push(`${doc.tries} tr${doc.tries === 1 ? "y" : "ies"}`);

@@ -45,6 +45,8 @@ export function normalizeJob(job) {
     eta: num(job.eta_s ?? job.eta_seconds ?? job.eta),
     error: errorText(job.error),
     tries: num(job.tries) || 0,
+    retryable: job.retryable === true,
+    created: num(job.created),
   };
 }
 
@@ -65,6 +67,21 @@ export function normalizeDocument(doc) {
     eta: num(doc.eta_s ?? job.eta_s ?? progress.eta_s),
     error: errorText(doc.error || job.error),
     tries: num(doc.tries ?? job.tries) || 0,
+    // A retry can succeed (the job API says so); else the reason is all there is to show.
+    retryable: job.retryable === true,
+    // The list's order: when the upload was first made (its job's creation, which the
+    // document keeps once indexed), so a document does not move when its job finishes.
+    created: Math.min(...[num(doc.created), num(job.created)].filter(Number.isFinite)),
     chunks: num(doc.chunks ?? doc.chunk_count ?? doc.counts?.chunks),
   };
+}
+
+/** The Documents list's order, the same before and after a reload: newest first (to the
+ * second: files uploaded together stay in name order), then by name, then by id. */
+export function newestFirst(a, b) {
+  const ta = Number.isFinite(a.created) ? Math.floor(a.created) : Infinity; // an upload in flight: newest
+  const tb = Number.isFinite(b.created) ? Math.floor(b.created) : Infinity;
+  if (ta !== tb) return tb - ta;
+  return String(a.name).localeCompare(String(b.name))
+    || String(a.id ?? a.jobId ?? "").localeCompare(String(b.id ?? b.jobId ?? ""));
 }

@@ -47,14 +47,15 @@ function totals(usage) {
 
 function byModel(usage) {
   if (!usage.by_model.length) return h("p", { class: "hint" }, "Nothing used yet.");
+  // On a phone each row is a card of "column: value" lines (style.css .stack-table).
+  const columns = ["Use", "Model", "Count", "Tokens in", "Tokens out", "Cost"];
   const rows = usage.by_model.map((r) => h("tr", {},
-    h("td", {}, r.kind === "ask" ? "answers" : "embedding"), h("td", {}, r.model),
-    h("td", { class: "num" }, number.format(r.events)), h("td", { class: "num" }, number.format(r.input_tokens)),
-    h("td", { class: "num" }, number.format(r.output_tokens)), h("td", { class: "num" }, money(r.cost, usage.currency))));
-  const head = ["Use", "Model", "Count", "Tokens in", "Tokens out", "Cost"].map((c, i) =>
-    h("th", { scope: "col", class: i >= 2 ? "num" : null }, c));
-  return h("table", { class: "usage-table" }, h("caption", {}, "By model"), h("thead", {}, h("tr", {}, head)),
-    h("tbody", {}, rows));
+    [r.kind === "ask" ? "answers" : "embedding", r.model, number.format(r.events), number.format(r.input_tokens),
+      number.format(r.output_tokens), money(r.cost, usage.currency)]
+      .map((value, i) => h("td", { class: i >= 2 ? "num" : null, "data-label": columns[i] }, value))));
+  const head = columns.map((c, i) => h("th", { scope: "col", class: i >= 2 ? "num" : null }, c));
+  return h("table", { class: "usage-table stack-table" }, h("caption", {}, "By model"),
+    h("thead", {}, h("tr", {}, head)), h("tbody", {}, rows));
 }
 
 function unpriced(usage) {
