@@ -35,7 +35,7 @@ from quality_feedback import second_pass, settings_key
 
 from ragline.eval.beir import load_dataset
 from ragline.eval.metrics import evaluate
-from ragline.eval.runner import EvalRunner, to_documents
+from ragline.eval.runner import EvalRunner, document_id, to_documents
 from ragline.retrieve.fusion import fuse
 from ragline.retrieve.search import Searcher
 from ragline.settings import EmbedderSettings, SearchSettings, Settings
@@ -46,6 +46,11 @@ DATASETS = {
     "debian-packages": HERE / "datasets" / "debian-packages",
     "python-docs": HERE / "datasets" / "python-docs",
     "sample-kb": HERE / "datasets" / "sample-kb",
+    "spanish": HERE / "datasets" / "spanish-beir",
+    "bank-in": HERE / "datasets" / "bank-in-beir",
+    "shop-es": HERE / "datasets" / "shop-es-beir",
+    "pypi-readmes": HERE / "datasets" / "pypi-readmes",
+    "entity-records": HERE / "datasets" / "entity-records",
 }
 SPLITS = ("train", "test")
 DEFAULT = (Settings().search.fusion, Settings().search.dense_weight)  # environment included, as the second pass
@@ -71,7 +76,7 @@ def collect(runner: EvalRunner, depth: int, cache: Path) -> tuple[Lists, dict[st
         pair = []
         for mode in ("dense", "keyword"):
             hits = searcher.search(text, runner.scope, mode=mode, k=depth).hits
-            docs.update({hit.chunk_id: str(hit.metadata.get("record_id")) for hit in hits})
+            docs.update({hit.chunk_id: document_id(hit) for hit in hits})
             pair.append([(hit.chunk_id, hit.score) for hit in hits])
         lists[qid] = (pair[0], pair[1])
     cache.write_bytes(gzip.compress(json.dumps({"lists": lists, "docs": docs}).encode()))

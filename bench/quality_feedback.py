@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ragline.analyzer import query_terms
-from ragline.eval.runner import EvalRunner
+from ragline.eval.runner import EvalRunner, document_id
 from ragline.retrieve.feedback import dense_feedback, keyword_feedback
 from ragline.retrieve.fusion import fuse
 from ragline.retrieve.search import keyword_language
@@ -109,4 +109,4 @@ def _fill_docs(runner: EvalRunner, runs: dict[str, dict[str, list]], docs: dict[
     for start in range(0, len(unknown), 500):
         batch = [(chunk, 0.0) for chunk in unknown[start:start + 500]]
         for hit in runner.engine.store.get_hits(runner.scope, batch):
-            docs[hit.chunk_id] = str(hit.metadata.get("record_id"))
+            docs[hit.chunk_id] = document_id(hit)
