@@ -296,6 +296,11 @@ def markdown(results: dict, chosen: str, loso: list[dict], latency: dict | None,
                      f"{row['margin']:+.4f} | {row['default_margin']:+.4f} |")
     lines.append(f"| mean | | | | {statistics.mean(r['margin'] for r in loso):+.4f} | "
                  f"{statistics.mean(r['default_margin'] for r in loso):+.4f} |")
+    rule = (statistics.mean(r["margin"] for r in loso), min(r["margin"] for r in loso))
+    kept = (statistics.mean(r["default_margin"] for r in loso), min(r["default_margin"] for r in loso))
+    verdict = "supports" if rule[0] > kept[0] and rule[1] >= kept[1] else "does not support"
+    lines.append(f"\nOn sets it did not see, choosing by the rule {verdict} a change of default: mean margin "
+                 f"{rule[0]:+.4f} against the default's {kept[0]:+.4f}, worst {rule[1]:+.4f} against {kept[1]:+.4f}.")
     if latency:
         lines += ["\n## Latency of the default hybrid (in-process `Engine.search`, k = 10)\n",
                   "| set | chunks | queries | p50 ms | p95 ms | mean ms by stage | load average before / after |",
