@@ -102,9 +102,10 @@ SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 
 
 class SearchSettings(BaseModel):
-    """Retrieval. The defaults were chosen on the train splits of four sets (docs/quality.md):
-    a convex combination of min-max normalised dense and keyword scores (``weighted``,
-    dense weight 0.6) over 500 candidates per list; feedback measured, off by default."""
+    """Retrieval. The defaults were chosen on the train splits of four sets and kept by
+    leave-one-set-out over nine (docs/quality.md): a convex combination of min-max
+    normalised dense and keyword scores (``weighted``, dense weight 0.6) over 500
+    candidates per list; per-query ``confidence`` fusion and feedback measured, off by default."""
 
     mode: SearchMode = "hybrid"
     k: int = Field(default=10, ge=1, le=1000)
