@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ragline.analyzer import query_terms
-from ragline.eval.runner import EvalRunner
+from ragline.eval.runner import EvalRunner, document_id
 from ragline.retrieve.feedback import dense_feedback, keyword_feedback
 from ragline.retrieve.fusion import fuse
 from ragline.retrieve.search import keyword_language
@@ -34,16 +34,17 @@ STAGES = ("embed", "dense", "keyword", "fuse", *VARIANTS)
 
 def settings_key(search: SearchSettings) -> str:
     """What the second pass depends on, as a short tag for the cache file name."""
-    fields = ("fusion", "dense_weight", "rrf_k", "overfetch", "feedback_docs", "feedback_terms",
+    fields = ("fusion", "dense_weight", "rrf_k", "confidence_slope", "confidence_depth", "overfetch", "feedback_docs", "feedback_terms",
               "feedback_keyword_weight", "feedback_dense_weight", "rerank_depth")
     text = json.dumps({f: getattr(search, f) for f in fields}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def second_pass(runner: EvalRunner, lists: dict, docs: dict[str, str], search: SearchSettings,
-                cache: Path) -> tuple[dict[str, dict[str, list]], dict[str, float]]:
-    """(variant → query id → ranked chunks, stage → mean ms per query). ``docs`` gains
-    the document of every chunk the second pass found."""
+                cache: Path, variants: tuple[str, ...] = VARIANTS) -> tuple[dict[str, dict[str, list]], dict[str, float]]:
+    """(variant → query id → ranked chunks, stage → mean ms per query) for ``variants``
+    (the feedback searches skipped when no feedback variant is asked for). ``docs``
+    gains the document of every chunk the second pass found."""
     if cache.exists():
         saved = json.loads(gzip.decompress(cache.read_bytes()))
         docs.update(saved["docs"])
@@ -55,13 +56,17 @@ def second_pass(runner: EvalRunner, lists: dict, docs: dict[str, str], search: S
     depth = search.overfetch
     runs: dict[str, dict[str, list]] = {v: {} for v in VARIANTS}
     spent = dict.fromkeys(STAGES, 0.0)
+    feedback = any(v.startswith("feedback") for v in variants)
 
     def fused(dense, keyword):
-        return fuse(search.fusion, dense, keyword, dense_weight=search.dense_weight, rrf_k=search.rrf_k)
+        return fuse(search.fusion, dense, keyword, dense_weight=search.dense_weight, rrf_k=search.rrf_k,
+                    slope=search.confidence_slope, depth=search.confidence_depth)
 
+    n = 0
     for qid, text in runner.dataset.queries.items():
         if qid not in lists:
             continue
+        n += 1
         dense, keyword = lists[qid]
         clock = time.perf_counter()
         vector = np.asarray(runner.engine.embedder.embed_query(text), dtype=np.float32)
@@ -72,23 +77,24 @@ def second_pass(runner: EvalRunner, lists: dict, docs: dict[str, str], search: S
         clock = _tick(spent, "keyword", clock)
         first = fused(dense, keyword)
         clock = _tick(spent, "fuse", clock)
-        kw2 = keyword_feedback(store, scope, searches, query_terms(text, language=language), first, keyword, depth,
-                               docs=search.feedback_docs, n_terms=search.feedback_terms,
-                               weight=search.feedback_keyword_weight, language=language)
-        runs["feedback keyword"][qid] = fused(dense, kw2)[:KEEP]
-        clock = _tick(spent, "feedback keyword", clock)
-        dense2, _ = dense_feedback(store, scope, searches, vector, first, depth, docs=search.feedback_docs,
-                                   weight=search.feedback_dense_weight)
-        runs["feedback dense"][qid] = fused(dense2, keyword)[:KEEP]
-        clock = _tick(spent, "feedback dense", clock)
-        runs["feedback both"][qid] = fused(dense2, kw2)[:KEEP]
+        if feedback:
+            kw2 = keyword_feedback(store, scope, searches, query_terms(text, language=language), first, keyword,
+                                   depth, docs=search.feedback_docs, n_terms=search.feedback_terms,
+                                   weight=search.feedback_keyword_weight, language=language)
+            runs["feedback keyword"][qid] = fused(dense, kw2)[:KEEP]
+            clock = _tick(spent, "feedback keyword", clock)
+            dense2, _ = dense_feedback(store, scope, searches, vector, first, depth, docs=search.feedback_docs,
+                                       weight=search.feedback_dense_weight)
+            runs["feedback dense"][qid] = fused(dense2, keyword)[:KEEP]
+            clock = _tick(spent, "feedback dense", clock)
+            runs["feedback both"][qid] = fused(dense2, kw2)[:KEEP]
         top = first[:search.rerank_depth]
         stored = store.vectors(scope, [chunk for chunk, _ in top])
         resorted = sorted(((c, float(np.dot(stored[c], vector))) for c, _ in top if c in stored), key=lambda p: -p[1])
         runs["cosine re-sort"][qid] = (resorted + [p for p in first[len(top):]])[:KEEP]
         clock = _tick(spent, "cosine re-sort", clock)
-    n = max(1, len(runs["feedback dense"]))
-    ms = {stage: round(spent[stage] * 1000 / n, 2) for stage in STAGES}
+    runs = {v: run for v, run in runs.items() if v in variants}
+    ms = {stage: round(spent[stage] * 1000 / max(1, n), 2) for stage in STAGES}
     ms["feedback both"] = round(ms["feedback keyword"] + ms["feedback dense"], 2)  # both second searches
     ms["load_average"] = round(os.getloadavg()[0], 1)  # when these were timed: a busy machine inflates them
     _fill_docs(runner, runs, docs)
@@ -109,4 +115,4 @@ def _fill_docs(runner: EvalRunner, runs: dict[str, dict[str, list]], docs: dict[
     for start in range(0, len(unknown), 500):
         batch = [(chunk, 0.0) for chunk in unknown[start:start + 500]]
         for hit in runner.engine.store.get_hits(runner.scope, batch):
-            docs[hit.chunk_id] = str(hit.metadata.get("record_id"))
+            docs[hit.chunk_id] = document_id(hit)

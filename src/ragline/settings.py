@@ -102,14 +102,19 @@ SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 
 
 class SearchSettings(BaseModel):
-    """Retrieval. The defaults were chosen on the train splits of four sets (docs/quality.md):
-    a convex combination of min-max normalised dense and keyword scores (``weighted``,
-    dense weight 0.6) over 500 candidates per list; feedback measured, off by default."""
+    """Retrieval. The defaults were chosen on the train splits of four sets and kept by
+    leave-one-set-out over nine (docs/quality.md): a convex combination of min-max
+    normalised dense and keyword scores (``weighted``, dense weight 0.6) over 500
+    candidates per list; per-query ``confidence`` fusion and feedback measured, off by default."""
 
     mode: SearchMode = "hybrid"
     k: int = Field(default=10, ge=1, le=1000)
-    fusion: Literal["rrf", "weighted", "dbsf", "adaptive"] = "weighted"  # ragline.retrieve.fusion.FUSIONS
+    fusion: Literal["rrf", "weighted", "dbsf", "adaptive", "confidence"] = "weighted"  # ragline.retrieve.fusion.FUSIONS
     rrf_k: int = Field(default=60, ge=1)
+    # ``confidence`` fusion: the dense weight moved per query by slope × (dense's top z-score
+    # − keyword's), each over the lists' first ``confidence_depth`` scores (ragline.retrieve.fusion).
+    confidence_slope: float = Field(default=0.5, ge=0.0, le=10.0)
+    confidence_depth: int = Field(default=20, ge=2, le=1000)
     dense_weight: float = Field(default=0.6, ge=0.0, le=1.0)  # chosen on four train sets (docs/quality.md)
     overfetch: int = Field(default=500, ge=1, le=10000)
     doc_aggregate: Literal["max", "sum"] = "max"

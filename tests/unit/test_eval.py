@@ -113,6 +113,50 @@ def test_chunk_hits_map_to_documents_by_max_or_sum() -> None:
 
 
 # -- the runner -----------------------------------------------------------------------
+def test_a_folder_of_files_is_a_corpus_judged_by_file_path(tmp_path: Path, eval_settings: Settings) -> None:
+    # docs/ instead of corpus.jsonl: the files are ingested as ragline ingests any folder
+    # (here Markdown, split at its headings), and a hit maps to its file's path in the set.
+    root = tmp_path / "files"
+    (root / "docs" / "sub").mkdir(parents=True)
+    for n, (name, text) in enumerate(TOPICS.items()):
+        folder = root / "docs" / ("sub" if n % 2 else "")
+        (folder / f"{name}.md").write_text(f"# {name.title()}\n\n{text}\n\n## Notes\n\n{LONG}\n", encoding="utf-8")
+    with (root / "queries.jsonl").open("w", encoding="utf-8") as f:
+        for qid, text in list(QUERIES.items())[:4]:
+            f.write(json.dumps({"_id": qid, "text": text}) + "\n")
+    (root / "qrels").mkdir()
+    (root / "qrels" / "test.tsv").write_text(
+        "q1\tdocs/volcano.md\t1\nq2\tdocs/sub/glacier.md\t1\nq3\tdocs/coral.md\t1\nq4\tdocs/sub/comet.md\t1\n",
+        encoding="utf-8")
+    dataset = load_dataset(root, "test")
+    assert dataset.corpus == root.resolve() / "docs"
+    fingerprint = dataset.corpus_fingerprint()
+    runner = EvalRunner(eval_settings, dataset)
+    try:
+        summary = runner.prepare()
+        assert summary.added == len(TOPICS) and summary.chunks > len(TOPICS)  # several chunks per file
+        result = runner.run_mode("keyword")
+    finally:
+        runner.close()
+    assert result.run["q2"][0][0] == "docs/sub/glacier.md"
+    assert result.metrics["ndcg@10"] == pytest.approx(1.0)
+    (root / "docs" / "sub" / "bee.md").write_text("# Bee\n\nchanged\n", encoding="utf-8")
+    changed = load_dataset(root, "test").corpus_fingerprint()
+    assert changed != fingerprint  # a changed file, a new collection
+    (root / "docs" / "sub" / "bee.md").rename(root / "docs" / "bee.md")
+    assert load_dataset(root, "test").corpus_fingerprint() != changed  # a moved file: its id changed
+
+
+def test_a_set_without_corpus_or_docs_is_named(tmp_path: Path) -> None:
+    root = tmp_path / "empty"
+    (root / "qrels").mkdir(parents=True)
+    (root / "queries.jsonl").write_text('{"_id": "q", "text": "x"}\n', encoding="utf-8")
+    (root / "qrels" / "test.tsv").write_text("q\tdocs/a.md\t1\n", encoding="utf-8")
+    (root / "docs").write_text("not a folder", encoding="utf-8")
+    with pytest.raises(NotFoundError, match="corpus.jsonl is missing"):
+        load_dataset(root, "test")
+
+
 def test_runner_ingests_once_scores_every_mode_and_reuses_the_collection(beir: Path, eval_settings: Settings,
                                                                          tmp_path: Path) -> None:
     dataset = load_dataset(beir, "test")

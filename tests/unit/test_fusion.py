@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from ragline.retrieve.fusion import (
     FUSIONS,
     adaptive_weights,
+    confidence_weight,
     distribution,
     fuse,
     min_max,
+    normalised_fusion,
+    padded_top_z,
     reciprocal_rank_fusion,
     top_z,
     weighted_fusion,
@@ -109,3 +114,49 @@ def test_fuse_dispatches_to_each_method() -> None:
 def test_every_fusion_is_a_setting() -> None:
     for method in FUSIONS:
         assert SearchSettings(fusion=method).fusion == method
+
+
+# A dense list with no standout (cosines falling gently, as for a question the model
+# does not read well) and a keyword list whose best hit stands far above the rest.
+FLAT_DENSE = [(f"d{i}", 0.62 - i * 0.004) for i in range(30)]
+STANDOUT_KEYWORD = [("k0", 24.0), ("d5", 9.5), ("k2", 9.1), ("k3", 8.8)] + [(f"k{i}", 8.0 - i * 0.1) for i in range(4, 30)]
+
+
+def test_padded_top_z_hand_worked() -> None:
+    # one hit at depth 4: scores 3, 0, 0, 0 → mean 0.75, σ = √1.6875, z = 2.25 / 1.299 = √3
+    assert padded_top_z([("a", 3.0)], 4) == pytest.approx(3 ** 0.5)
+    assert top_z([("a", 3.0)]) == 0.0  # unpadded, a lone hit would carry no confidence
+    assert padded_top_z([], 4) == 0.0 and padded_top_z([("a", 1.0), ("b", 1.0)], 2) == 0.0
+    long = [(f"x{i}", float(100 - i)) for i in range(100)]
+    assert padded_top_z(long, 10) == pytest.approx(top_z(long[:10]))  # only the first ``depth`` count
+
+
+def test_confidence_weight_leans_to_the_list_whose_best_hit_stands_out() -> None:
+    shifted = confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 0.6, slope=0.5, depth=20)
+    assert shifted < 0.6
+    assert confidence_weight(STANDOUT_KEYWORD, FLAT_DENSE, 0.6, slope=0.5, depth=20) > 0.6
+    steeper = confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 0.6, slope=1.0, depth=20)
+    assert steeper < shifted
+    # logit(w) moves by exactly slope × (z_dense − z_keyword)
+    gap = padded_top_z(FLAT_DENSE, 20) - padded_top_z(STANDOUT_KEYWORD, 20)
+    logit = lambda w: math.log(w / (1 - w))  # noqa: E731
+    assert logit(shifted) - logit(0.6) == pytest.approx(0.5 * gap)
+    # no evidence either way, no slope, or a fixed 0/1 weight: the static weight
+    assert confidence_weight(FLAT_DENSE, FLAT_DENSE, 0.6, slope=0.5, depth=20) == pytest.approx(0.6)
+    assert confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 0.6, slope=0.0, depth=20) == pytest.approx(0.6)
+    assert confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 1.0, slope=0.5, depth=20) == 1.0
+    assert confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 0.0, slope=0.5, depth=20) == 0.0
+    assert confidence_weight(FLAT_DENSE, [], 0.6, slope=0.5, depth=20) == 1.0
+    assert confidence_weight([], STANDOUT_KEYWORD, 0.6, slope=0.5, depth=20) == 0.0
+    huge = [("a", 1e9)] + [(f"b{i}", 0.0) for i in range(19)]
+    assert 0.0 <= confidence_weight(huge, FLAT_DENSE, 0.6, slope=10.0, depth=20) <= 1.0  # no overflow
+
+
+def test_confidence_fusion_follows_the_confident_list_where_static_weights_do_not() -> None:
+    static = fuse("dbsf", FLAT_DENSE, STANDOUT_KEYWORD, dense_weight=0.6)
+    adaptive = fuse("confidence", FLAT_DENSE, STANDOUT_KEYWORD, dense_weight=0.6, slope=0.5, depth=20)
+    assert static[0][0] != "k0" and adaptive[0][0] == "k0"
+    # with no slope it is DBSF at the static weight, item for item
+    assert fuse("confidence", FLAT_DENSE, STANDOUT_KEYWORD, dense_weight=0.6, slope=0.0) == static
+    weight = confidence_weight(FLAT_DENSE, STANDOUT_KEYWORD, 0.6, slope=0.5, depth=20)
+    assert adaptive == normalised_fusion([FLAT_DENSE, STANDOUT_KEYWORD], [weight, 1 - weight], distribution)

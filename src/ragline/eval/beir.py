@@ -2,6 +2,11 @@
 ``qrels/<split>.tsv`` (``query-id  corpus-id  score``, with or without a header
 line; TREC's four-column ``qid 0 docid grade`` is accepted too). Grades are
 integers; graded relevance is kept as is.
+
+Instead of ``corpus.jsonl`` a folder may hold ``docs/``, a folder of files (PDF, DOCX,
+Markdown…) ingested as ragline ingests any folder, layout included; a document's id
+is then its path within the dataset folder (``docs/loans.pdf``), as a hit's source
+names it.
 """
 
 from __future__ import annotations
@@ -26,11 +31,19 @@ class BeirDataset:
     qrels: dict[str, dict[str, int]]
 
     def corpus_fingerprint(self) -> str:
-        """sha256 of the corpus file (hex), to tell an unchanged corpus from a changed one."""
+        """sha256 (hex) of the corpus file, or of a ``docs/`` folder's file names and bytes,
+        to tell an unchanged corpus from a changed one."""
         digest = hashlib.sha256()
-        with self.corpus.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        if self.corpus.is_dir():
+            files = sorted(p for p in self.corpus.rglob("*") if p.is_file())
+        else:
+            files = [self.corpus]
+        for path in files:
+            if self.corpus.is_dir():
+                digest.update(path.relative_to(self.corpus).as_posix().encode() + b"\0")
+            with path.open("rb") as handle:
+                for block in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(block)
         return digest.hexdigest()
 
 
@@ -94,10 +107,12 @@ def load_dataset(root: Path | str, split: str = "test") -> BeirDataset:
     if not root.is_dir():
         raise NotFoundError(f"dataset folder {root} does not exist")
     corpus = root / "corpus.jsonl"
+    if not corpus.exists() and (root / "docs").is_dir():
+        corpus = root / "docs"  # a folder of files, ingested as they are
     queries_path = root / "queries.jsonl"
     qrels_path = root / "qrels" / f"{split}.tsv"
     for required in (corpus, queries_path):
-        if not required.is_file():
+        if not (required.is_dir() if required.name == "docs" else required.is_file()):
             raise NotFoundError(f"{root} is not a BEIR folder: {required.name} is missing")
     if not qrels_path.is_file():
         available = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []

@@ -11,6 +11,12 @@ datasets in docs/quality.md:
 - ``adaptive``: DBSF with per-query weights: each list weighted by how far its best
   score stands above the rest of its list (its top z-score), so a list with no clear
   match (a keyword list of stray term hits, say) counts less for that query.
+- ``confidence``: per-query weights from the two lists' confidence: the dense weight
+  moved on the logit scale by ``slope`` × (dense's top z-score − keyword's), each over
+  its first ``depth`` scores with a missing hit counted as 0 (a chunk the keyword
+  search did not find shares none of the query's terms), then DBSF. A keyword list
+  whose best hit does not stand out (stray hits on common words) counts less for that
+  query; one with a clear match, or a dense list with none, counts more.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from operator import itemgetter
 
 Ranked = Sequence[tuple[str, float]]
 Normaliser = Callable[[Ranked], dict[str, float]]
-FUSIONS = ("rrf", "weighted", "dbsf", "adaptive")
+FUSIONS = ("rrf", "weighted", "dbsf", "adaptive", "confidence")
 
 
 def reciprocal_rank_fusion(lists: Sequence[Ranked], k: int = 60, weights: Sequence[float] | None = None) -> list[tuple[str, float]]:
@@ -102,9 +108,38 @@ def adaptive_weights(lists: Sequence[Ranked], weights: Sequence[float]) -> list[
     return [c * sum(weights) / total for c in confidence]
 
 
+def padded_top_z(ranked: Ranked, depth: int) -> float:
+    """``top_z`` of the list's first ``depth`` scores, a list shorter than ``depth``
+    padded with zeros (the score of an item the search did not return)."""
+    top = [score for _, score in ranked[:depth]]
+    if not top:
+        return 0.0
+    top += [0.0] * (depth - len(top))
+    mean = sum(top) / len(top)
+    std = math.sqrt(sum((s - mean) ** 2 for s in top) / len(top))
+    return (top[0] - mean) / std if std > 0 else 0.0
+
+
+def confidence_weight(dense: Ranked, keyword: Ranked, dense_weight: float, *, slope: float,
+                      depth: int) -> float:
+    """The dense list's weight for this query: ``dense_weight`` moved on the logit scale
+    by ``slope`` × (dense's padded top z-score − keyword's). Equal confidence keeps it;
+    a weight of 0 or 1 stays put; an empty list gets weight 0."""
+    if not keyword:
+        return 1.0
+    if not dense:
+        return 0.0
+    if dense_weight <= 0.0 or dense_weight >= 1.0:
+        return dense_weight
+    shift = slope * (padded_top_z(dense, depth) - padded_top_z(keyword, depth))
+    logit = math.log(dense_weight / (1 - dense_weight)) + shift
+    return 1 / (1 + math.exp(-max(-50.0, min(50.0, logit))))
+
+
 def fuse(method: str, dense: Ranked, keyword: Ranked, *, dense_weight: float = 0.5,
-         rrf_k: int = 60) -> list[tuple[str, float]]:
-    """The dense and keyword lists fused by ``method`` (one of ``FUSIONS``)."""
+         rrf_k: int = 60, slope: float = 0.5, depth: int = 20) -> list[tuple[str, float]]:
+    """The dense and keyword lists fused by ``method`` (one of ``FUSIONS``); ``slope`` and
+    ``depth`` shape ``confidence`` only."""
     lists, weights = [dense, keyword], [dense_weight, 1 - dense_weight]
     if method == "rrf":
         return reciprocal_rank_fusion(lists, k=rrf_k, weights=[2 * w for w in weights])
@@ -114,4 +149,7 @@ def fuse(method: str, dense: Ranked, keyword: Ranked, *, dense_weight: float = 0
         return normalised_fusion(lists, weights, distribution)
     if method == "adaptive":
         return normalised_fusion(lists, adaptive_weights(lists, weights), distribution)
+    if method == "confidence":
+        weight = confidence_weight(dense, keyword, dense_weight, slope=slope, depth=depth)
+        return normalised_fusion(lists, [weight, 1 - weight], distribution)
     raise ValueError(f"unknown fusion {method!r}; choose one of: {', '.join(FUSIONS)}")

@@ -201,8 +201,9 @@ class Searcher:
 
     def _fuse(self, dense: list[tuple[str, float]], keyword: list[tuple[str, float]]) -> list[tuple[str, float]]:
         """The dense and keyword lists fused as ``search.fusion`` says."""
-        return fuse(self.settings.fusion, dense, keyword, dense_weight=self.settings.dense_weight,
-                    rrf_k=self.settings.rrf_k)
+        s = self.settings
+        return fuse(s.fusion, dense, keyword, dense_weight=s.dense_weight, rrf_k=s.rrf_k, slope=s.confidence_slope,
+                    depth=s.confidence_depth)
 
 
 def _keyword(searches: ScopedSearch, query: str, k: int) -> list[tuple[str, float]]:
