@@ -341,6 +341,7 @@ DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
         GRANT SELECT, INSERT, UPDATE, DELETE ON rate_buckets, kept_uploads TO {RLS_ROLE};
+        GRANT SELECT ON schema_migrations TO {RLS_ROLE};  -- readiness compares versions
     END IF;
 END $$;
 """
