@@ -1,7 +1,8 @@
 """The fast subset of `make drills` that CI runs so the drills do not rot: the two
 shortest end to end at a small size, and the provider drill's huge and dripping
 answers, and the ingestion-lane drill, checked for correctness (no errors, the
-expected outcomes), never for wall-clock figures. The faults, fuzz and tenancy
+expected outcomes), never for wall-clock figures; and the deployment drill (the
+documented Procfile over one PostgreSQL) at a small size. The faults, fuzz and tenancy
 drills at small size are in bench/checks/test_drills.py (``make bench-checks``)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.drills import ingest_lanes, load, providers, write_lock
+from bench.drills import deployment, ingest_lanes, load, providers, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -42,3 +43,18 @@ def test_ingest_lanes_drill_refuses_by_structure_and_lets_the_small_job_pass(tmp
     assert result["refused"]["state"] == "failed" and "limits.max_html_depth" in result["refused"]["error"]
     assert result["slow_file"]["small_job_state"] == "indexed"
     assert result["slow_file"]["long_job_state_then"] == "parsing"  # it passed the long job, not waited for it
+
+
+@pytest.mark.postgres
+@pytest.mark.timeout(300)
+def test_deployment_drill_loses_nothing_when_a_replica_and_a_worker_die(tmp_path: Path) -> None:
+    """deploy/Procfile as written (honcho: two replicas, two workers) on one PostgreSQL;
+    one replica and the worker running a job are SIGKILLed mid-ingest."""
+    result = deployment.run(2, 15_000, 8, tmp_path / "deployment.json", rpm=20)
+    assert result["events"]["replica_killed_pids"] != "[]" and result["events"].get("worker_killed_job")
+    assert result["survivor_failed_requests"] == 0, result["replicas"]["web2"]
+    assert result["jobs"]["lost"] == 0 and result["jobs"]["acknowledged"] >= 4, result["jobs"]
+    chunks = result["chunks"]
+    assert chunks["clean"] > 0 and chunks["lost"] == chunks["extra"] == chunks["duplicated"] == 0, chunks
+    assert result["quota"]["holds"] and result["quota"]["refused"] > 0, result["quota"]
+    assert result["passed"]
