@@ -148,7 +148,10 @@ class LocalFiles:
 
     @contextmanager
     def open(self, scope: Scope, key: str) -> Iterator[Path]:
-        yield self._inside(scope, key)
+        path = self._inside(scope, key)
+        if not path.is_file():
+            raise NotFoundError(f"kept upload {path.name!r} of collection {scope.collection!r} (upload it again)")
+        yield path
 
     def read_small(self, scope: Scope, key: str) -> bytes | None:
         try:

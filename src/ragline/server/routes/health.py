@@ -31,9 +31,11 @@ def readyz(request: Request) -> Any:
     write lock is free within ``READY_WRITE_WAIT_S``, its schema is this code's (no
     migration missing), there is space to write (507), kept uploads can be written
     where ``server.upload_storage`` keeps them, the embedding model loads and the job
-    workers run. Ready: 200. Otherwise the status of the first failure, with ``error``
-    naming it and ``checks`` saying, per dependency, ``ok``, its problem, or
-    ``not checked`` (what needs the store is not checked while it is down)."""
+    workers run. Ready: 200, with ``checks`` saying ``ok`` for each. Otherwise the
+    status of the first failure in the API's error shape: its code (``store_unavailable``,
+    ``schema_behind``, ``insufficient_storage``, ``uploads_unwritable``,
+    ``model_unavailable``, ``workers_unavailable``) and a message naming every
+    dependency that is missing and why."""
     state = request.app.state
     engine, checks = state.engine, dict.fromkeys(READY_CHECKS, "not checked")
     failures: list[tuple[int, str, str]] = []
@@ -65,11 +67,13 @@ def readyz(request: Request) -> Any:
     runner = state.runner
     check("workers", 503, "workers_unavailable",
           lambda: None if runner.alive >= runner.workers else f"{runner.alive} of {runner.workers} job workers running")
-    if failures:
+    if failures:  # the API's one error shape: the first failure's code, every problem in the message
         status, code, _ = failures[0]
-        body = {**error_body(code, "not ready: " + "; ".join(f[2] for f in failures)), "status": "not_ready",
-                "checks": checks}
-        return JSONResponse(body, status_code=status)
+        unchecked = [name for name, said in checks.items() if said == "not checked"]
+        message = "not ready: " + "; ".join(f[2] for f in failures)
+        if unchecked:
+            message += f" ({', '.join(unchecked)} not checked without the store)"
+        return JSONResponse(error_body(code, message), status_code=status)
     return {"status": "ready", "store": "ok", "workers": runner.alive, "jobs": counts, "checks": checks}
 
 
