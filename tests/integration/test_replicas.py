@@ -148,3 +148,29 @@ def test_readiness_names_a_missing_model(tmp_path: Path) -> None:
     with LiveServer(settings) as server:
         problem = _not_ready(server.url, "model_unavailable", "model")
         assert "gone" in problem and "store:" not in problem  # the store is fine: only the model is named
+
+
+def test_migrate_copies_uploads_kept_in_the_catalog(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """A job copied by ``ragline migrate`` still finds its file in the new store."""
+    import io
+
+    from ragline.engine import Engine
+    from ragline.models import Scope
+    from ragline.server.uploads import Uploads
+    from ragline.store.migrate import migrate
+
+    scope = Scope("acme", ("kb",), "ann")
+    source = Engine(_settings(tmp_path / "source", pg_url))
+    target = Engine(Settings(home=tmp_path / "target", embedder=EmbedderSettings(name="hashing")))
+    try:
+        source.ensure_tenant("acme")
+        source.collection(scope)
+        doc_id, key = Uploads(tmp_path / "source", source, "catalog").save_file(scope, "a.txt", io.BytesIO(b"kept"))
+        source.create_job(scope, doc_id=doc_id, source="a.txt", kind="file", path=key)
+        first, again = migrate(source.store, target.store), migrate(source.store, target.store)
+        assert (first.jobs, first.uploads, again.uploads) == (1, 1, 0)
+        with Uploads(tmp_path / "target", target, "local").open(scope, key) as path:
+            assert path.read_bytes() == b"kept"
+    finally:
+        source.close()
+        target.close()

@@ -31,7 +31,7 @@ from typing import IO, TYPE_CHECKING, Any, Protocol
 from ..errors import DiskFullError, NotFoundError, StoreError
 from ..models import NAME_PATTERN, Block, Document, Scope, content_hash, document_id
 from ..store import shared_by_replicas
-from ..store.types import UPLOAD_PART
+from ..store.types import KEPT_IN_CATALOG, UPLOAD_PART
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -45,8 +45,7 @@ TEXT_FILE = "document.json"
 PASSWORD_FILE = ".ragline-password"
 _TEMP_PREFIX = ".upload-"
 MAX_NAME_BYTES = 255  # the file system's limit on one path component (ext4, XFS, btrfs, APFS)
-CATALOG = "catalog:"
-"""How a job's path names a file kept in the catalog: ``catalog:<document id>/<name>``."""
+CATALOG = KEPT_IN_CATALOG
 
 
 def _component(name: str) -> str:

@@ -35,6 +35,9 @@ def caps_params(max_running: int | None, max_running_for: Mapping[str, int | Non
 UPLOAD_PART = 1024 * 1024
 """Kept uploads are stored in parts of at most this many bytes."""
 
+KEPT_IN_CATALOG = "catalog:"
+"""How a job's path names a file kept in the catalog: ``catalog:<document id>/<name>``."""
+
 
 def token_wait(tokens: float, took: bool, amount: float, rate: float, debt: bool) -> float:
     """``draw_tokens``' answer from the bucket row after the draw: 0 when taken (and, with
