@@ -98,7 +98,7 @@ def render() -> str:
                   f"{_latency(r['search'])} | {_latency(r['ask'])} |" for name, r in deploy["replicas"].items()]
         lines += ["", (f"Requests to the surviving replica that failed: **{deploy['survivor_failed_requests']}**. "
                        f"Jobs: {jobs['acknowledged']} acknowledged, {jobs['indexed']} indexed, **{jobs['lost']} lost**, "
-                       f"{jobs['retried']} run again after their worker died. Chunks: {chunks['drill']:,} stored "
+                       f"{jobs['retried']} of them run again (their worker died). Chunks: {chunks['drill']:,} stored "
                        f"against {chunks['clean']:,} from a clean ingest of the same files: **{chunks['lost']} lost, "
                        f"{chunks['extra']} extra, {chunks['duplicated']} duplicated** ({deploy['uploads_unanswered']} "
                        f"uploads unanswered by the dying replica left out of both). Quota: tenant "
