@@ -6,7 +6,8 @@ mid-ingest one replica and the worker running a job are SIGKILLed.
 
     .venv/bin/python -m bench.drills.deployment [--files 8] [--words 60000] [--seconds 30]
 
-Checks: every acknowledged upload's job ends indexed (no lost jobs); the chunk ids in
+Checks: every acknowledged upload's job ends indexed (no lost jobs), its file kept in the
+database (none on any process's disk: a worker on another machine needs no shared one); the chunk ids in
 PostgreSQL equal those of a clean ingest of the same files into a fresh store (no lost
 or duplicated chunks); no request to the surviving replica failed; the capped tenant's
 requests per minute held across both replicas. Writes bench/drills/results/deployment.json.
@@ -362,6 +363,9 @@ def run(files: int, words: int, seconds: float, output: Path | None = None, *, r
                 time.sleep(0.5)
             states = dict(conn.execute("SELECT id, state FROM jobs").fetchall())
             tries = dict(conn.execute("SELECT id, tries FROM jobs").fetchall())
+        # Kept in the database, none on a process's disk: a worker elsewhere would read them.
+        events["uploads_on_local_disk"] = sum(1 for p in (root / "home").rglob("*")
+                                              if p.is_file() and "uploads" in p.relative_to(root / "home").parts)
         engine = Engine(Settings(home=root / "check", embedder=EmbedderSettings(name="hashing"),
                                  store={"url": deploy.db_url}))
         try:
@@ -409,6 +413,7 @@ def _figures(ledger: Ledger, events: dict, states: dict, tries: dict, drill: dic
                  "failed": sum(states.get(j) == "failed" for j in ledger.jobs), "lost": len(lost_jobs),
                  "retried": sum(tries.get(j, 0) > 1 for j in ledger.jobs)},
         "uploads_unanswered": sum(len(v) for v in ledger.unknown.values()),
+        "uploads_on_local_disk": events.pop("uploads_on_local_disk"),
         "chunks": {"clean": sum(len(v) for v in clean.values()), "drill": sum(len(v) for v in drill.values()),
                    "lost": sum(lost_chunks.values()), "extra": sum(extra_chunks.values()),
                    "duplicated": sum(repeated.values())},
@@ -417,6 +422,7 @@ def _figures(ledger: Ledger, events: dict, states: dict, tries: dict, drill: dic
                   "refused": sum(s == 429 for _, s in ledger.capped), "holds": len(admitted) <= allowed},
     }
     result["passed"] = (result["survivor_failed_requests"] == 0 and result["jobs"]["lost"] == 0
+                        and result["uploads_on_local_disk"] == 0
                         and result["chunks"]["lost"] == 0 and result["chunks"]["extra"] == 0
                         and result["chunks"]["duplicated"] == 0 and result["quota"]["holds"])
     write("deployment", result, output)

@@ -57,4 +57,5 @@ def test_deployment_drill_loses_nothing_when_a_replica_and_a_worker_die(tmp_path
     chunks = result["chunks"]
     assert chunks["clean"] > 0 and chunks["lost"] == chunks["extra"] == chunks["duplicated"] == 0, chunks
     assert result["quota"]["holds"] and result["quota"]["refused"] > 0, result["quota"]
+    assert result["uploads_on_local_disk"] == 0  # kept in PostgreSQL: no shared disk needed
     assert result["passed"]
