@@ -56,6 +56,7 @@ class Deployment:
     root: Path
     db_url: str
     honcho: subprocess.Popen
+    left_running: int = 0  # ragline processes still there once honcho had stopped (then killed)
 
     def admin(self, n: int = 0) -> httpx.Client:
         return httpx.Client(base_url=self.urls[n], headers={"Authorization": f"Bearer {ADMIN}"}, timeout=60)
@@ -105,7 +106,7 @@ def deployment(root: Path, lease_s: float, rpm: int) -> Iterator[Deployment]:
     pg_root.chmod(0o755)
     root.chmod(0o755)
     srv = start_server(pg_root)
-    honcho = None
+    honcho, deploy = None, None
     try:
         with psycopg.connect(srv.get_uri(), autocommit=True) as conn:
             conn.execute("CREATE DATABASE ragline")
@@ -129,20 +130,26 @@ def deployment(root: Path, lease_s: float, rpm: int) -> Iterator[Deployment]:
             except RuntimeError:
                 raise RuntimeError(f"{url} did not become ready; the processes said:\n"
                                    + (root / "honcho.log").read_text()[-3000:]) from None
-        yield Deployment(urls, root, db_url, honcho)
+        deploy = Deployment(urls, root, db_url, honcho)
+        yield deploy
     finally:
         if honcho is not None:
-            _stop(honcho)
+            left = _stop(honcho)
+            if deploy is not None:
+                deploy.left_running = left
         stop_server(srv)
 
 
-def _stop(process: subprocess.Popen) -> None:
+def _stop(process: subprocess.Popen) -> int:
+    """Stop honcho as a user would (SIGTERM: it stops each process group it started);
+    returns how many ragline processes were still running after it, then killed."""
     try:
-        os.killpg(process.pid, signal.SIGTERM)  # honcho stops each process group it started
+        os.killpg(process.pid, signal.SIGTERM)
         process.wait(40)
     except (ProcessLookupError, subprocess.TimeoutExpired):
         pass
-    for pid in _ragline_pids():  # nothing may outlive the drill
+    left = _ragline_pids()
+    for pid in left:  # nothing may outlive the drill
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
@@ -151,6 +158,7 @@ def _stop(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    return len(left)
 
 
 _OWN: set[str] = set()  # homes of this drill's processes (to find them, and only them)
@@ -374,6 +382,7 @@ def run(files: int, words: int, seconds: float, output: Path | None = None, *, r
             drill = {t: _chunk_ids(engine, t, unknown.get(t, set())) for t in TENANTS}
         finally:
             engine.close()
+    events["left_running_after_stop"] = deploy.left_running
     clean = _clean_ingest(root / "clean", ledger.kept)
     result = _figures(ledger, events, states, tries, drill, clean, files=files, words=words, seconds=seconds,
                       load_s=load_s, rpm=rpm, lease_s=lease_s, output=output)
@@ -422,7 +431,7 @@ def _figures(ledger: Ledger, events: dict, states: dict, tries: dict, drill: dic
                   "refused": sum(s == 429 for _, s in ledger.capped), "holds": len(admitted) <= allowed},
     }
     result["passed"] = (result["survivor_failed_requests"] == 0 and result["jobs"]["lost"] == 0
-                        and result["uploads_on_local_disk"] == 0
+                        and result["uploads_on_local_disk"] == 0 and events["left_running_after_stop"] == 0
                         and result["chunks"]["lost"] == 0 and result["chunks"]["extra"] == 0
                         and result["chunks"]["duplicated"] == 0 and result["quota"]["holds"])
     write("deployment", result, output)
