@@ -90,7 +90,7 @@ bench-backends: install-dev  ## every store backend side by side (SciFact, 100k 
 bench-million: install  ## 1M synthetic chunks on SQLite: load, ANN/tantivy build, recall, p50/p95, RSS (~30 min) → bench/million.{json,md}
 	$(BIN)/python bench/million.py --chunks 1000000
 
-drills: install-dev  ## load, faults, hostile input, tenancy, provider, ingestion-lane and owner drills → bench/drills/results/*.json (docs/reliability.md)
+drills: install-dev  ## load, faults, hostile input, tenancy, provider, ingestion-lane, owner and deployment drills → bench/drills/results/*.json (docs/reliability.md)
 	$(BIN)/python -m bench.drills.load --seconds 30 --clients 8
 	$(BIN)/python -m bench.drills.faults
 	$(BIN)/python -m bench.drills.fuzz --examples 300
@@ -100,6 +100,7 @@ drills: install-dev  ## load, faults, hostile input, tenancy, provider, ingestio
 	$(BIN)/python -m bench.drills.providers
 	$(BIN)/python -m bench.drills.ingest_lanes
 	$(BIN)/python -m bench.drills.owners
+	$(BIN)/python -m bench.drills.deployment
 	$(BIN)/python -m bench.drills.report
 
 eval: install

@@ -98,6 +98,31 @@ def render() -> str:
                   f"{r['counts_after']} | {r['bob_hits_seen']} | {r['usage_matches_other_owner']} |"
                   for r in owners["runs"]]
         lines.append("")
+    deploy = _read("deployment")
+    if deploy:
+        jobs, chunks, quota, events = deploy["jobs"], deploy["chunks"], deploy["quota"], deploy["events"]
+        lines += ["## Deployment (`python -m bench.drills.deployment`)", "",
+                  (f"{deploy['deployment']}: two replicas, two workers. {deploy['files_per_tenant']} files of "
+                   f"{deploy['words_per_file']:,} words per tenant, then {deploy['load_s']:g} s of search, ask and "
+                   f"upload from two tenants through both replicas; {events['killed_after_s']} s in, replica web1 "
+                   f"and the worker ingesting job {events.get('worker_killed_job')} were SIGKILLed (web1 answered "
+                   f"again after {events.get('replica_back_after_s')} s). Run {deploy['when']} on "
+                   f"{deploy['cpus']} cores."), "",
+                  "| replica | requests | failed | search p50 / p95 / max ms | ask p50 / p95 / max ms |",
+                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"| {name}{' (killed)' if name == 'web1' else ''} | {r['requests']} | {r['failed']} | "
+                  f"{_latency(r['search'])} | {_latency(r['ask'])} |" for name, r in deploy["replicas"].items()]
+        lines += ["", (f"Requests to the surviving replica that failed: **{deploy['survivor_failed_requests']}**. "
+                       f"Jobs: {jobs['acknowledged']} acknowledged, {jobs['indexed']} indexed, **{jobs['lost']} lost**, "
+                       f"{jobs['retried']} of them run again (their worker died). Chunks: {chunks['drill']:,} stored "
+                       f"against {chunks['clean']:,} from a clean ingest of the same files: **{chunks['lost']} lost, "
+                       f"{chunks['extra']} extra, {chunks['duplicated']} duplicated** ({deploy['uploads_unanswered']} "
+                       f"uploads unanswered by the dying replica left out of both); uploads kept on a process's disk: "
+                       f"{deploy.get('uploads_on_local_disk', '–')} (all in the database). Quota: tenant "
+                       f"{quota['tenant']} at {quota['requests_per_minute']} a minute sent {quota['sent']} requests "
+                       f"over {quota['seconds']} s through both replicas, **{quota['admitted']} admitted** (at most "
+                       f"{quota['allowed_at_most']} allowed), {quota['refused']} refused. "
+                       f"All checks: **{'passed' if deploy['passed'] else 'FAILED'}**."), ""]
     fuzz = _read("fuzz")
     if fuzz:
         lines += ["## Hostile input (`python -m bench.drills.fuzz`)", "",

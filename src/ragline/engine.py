@@ -203,10 +203,13 @@ class Engine(EngineAdmin):
         return self._ingestor(scope).add_documents(documents, scope)
 
     def ingest_file(self, path: Path | str, scope: Scope, *, source: str | None = None,
-                    password: str | None = None, progress: ChunkProgress | None = None) -> IngestSummary:
+                    password: str | None = None, progress: ChunkProgress | None = None,
+                    origin: str | None = None) -> IngestSummary:
         """Ingest one file as one unit of work (a server job), reporting chunk progress
         as ``progress(stage, done_chunks, total_chunks)``. A file that cannot be parsed
-        raises ``LoaderError``; per-record failures are listed in the summary."""
+        raises ``LoaderError``; per-record failures are listed in the summary. ``origin``:
+        where its documents say they came from (default: the file's path; a kept upload
+        read from the catalog names its key there, not the temporary copy's path)."""
         from .errors import LoaderError
 
         path = Path(path)
@@ -219,7 +222,7 @@ class Engine(EngineAdmin):
                 failed.append({"path": item.path, "error": item.reason})
             else:
                 documents.append(item)
-        summary = self.ingest_documents(documents, scope, origin=str(path.resolve()), progress=progress)
+        summary = self.ingest_documents(documents, scope, origin=origin or str(path.resolve()), progress=progress)
         summary.failed[:0] = failed
         return summary
 

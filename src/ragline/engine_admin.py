@@ -4,6 +4,7 @@ a store: every call lands on the one scoped store API."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -162,3 +163,23 @@ class EngineAdmin:
         """Readiness: ``StoreUnavailableError`` if a write could not start within
         ``timeout_s`` (another process holding SQLite's write lock)."""
         self.store.probe_write(timeout_s)
+
+    def schema_behind(self) -> str | None:
+        """Readiness: why the store's schema differs from this code's, or None."""
+        return self.store.schema_behind()
+
+    # -- what replicas share ---------------------------------------------------------
+    def draw_tokens(self, tenant: str, bucket: str, amount: float, *, capacity: float, rate: float,
+                    debt: bool = False) -> float:
+        """A rate bucket shared by every process on the store (``Store.draw_tokens``)."""
+        return self.store.draw_tokens(tenant, bucket, amount, capacity=capacity, rate=rate, debt=debt)
+
+    def put_upload(self, scope: Scope, doc_id: str, name: str, parts: Iterable[bytes]) -> int:
+        return self.store.put_upload(scope, doc_id, name, parts)
+
+    def read_upload(self, scope: Scope, doc_id: str, name: str) -> Iterator[bytes] | None:
+        return self.store.read_upload(scope, doc_id, name)
+
+    def delete_uploads(self, tenant: str, *, collection: str, doc_id: str | None = None,
+                       name: str | None = None) -> int:
+        return self.store.delete_uploads(tenant, collection=collection, doc_id=doc_id, name=name)

@@ -268,6 +268,10 @@ class ServerSettings(BaseModel):
     max_request_mb: float = Field(default=200.0, gt=0)
     # On SIGTERM, requests in flight get this long to finish before they are cancelled.
     shutdown_timeout_s: int = Field(default=5, ge=0, le=600)
+    # Where kept uploads live until their jobs (and re-ingests) need them: "local" under
+    # <home>/uploads (a worker elsewhere needs that folder shared), "catalog" in the store's
+    # database, "auto" the catalog when the store is PostgreSQL (server/uploads.py).
+    upload_storage: Literal["auto", "local", "catalog"] = "auto"
 
 
 class StoreSettings(BaseModel):
@@ -331,7 +335,7 @@ class TenantQuota(BaseModel):
     documents: int | None = Field(default=None, ge=0)
     chunks: int | None = Field(default=None, ge=0)
     stored_mb: float | None = Field(default=None, ge=0)  # chunk text + vectors, as the catalog stores them
-    requests_per_minute: int | None = Field(default=None, ge=1)  # per server process (each replica counts its own)
+    requests_per_minute: int | None = Field(default=None, ge=1)  # per tenant; across replicas when quotas.rate_shared
     upload_mb_per_minute: float | None = Field(default=None, gt=0)  # request bodies of uploads, per server process
     concurrent_jobs: int | None = Field(default=None, ge=1)  # running ingestion jobs, capped when workers claim
 
@@ -352,6 +356,10 @@ class QuotaSettings(TenantQuota):
     upload_mb_per_minute: float | None = Field(default=120.0, gt=0)
     concurrent_jobs: int | None = Field(default=None, ge=1)
     tenants: dict[str, TenantQuota] = Field(default_factory=dict)
+    # requests_per_minute counted in the store, one bucket per tenant every replica draws from
+    # (one statement per request), or per process (None: in the store when it is PostgreSQL,
+    # the store replicas share; server/quotas.py).
+    rate_shared: bool | None = None
 
     def for_tenant(self, tenant: str) -> TenantQuota:
         """The tenant's limits: the defaults with its override's named fields on top."""

@@ -33,6 +33,7 @@ from ragline.store.types import (
 from tests.contract_helpers import DIM, MODEL, A, _Base, collection, doc_id, put, unit
 from tests.contract.store_contract_admin import JobContract, KeyContract
 from tests.contract.store_contract_conversations import ConversationContract
+from tests.contract.store_contract_shared import SharedContract
 
 
 # -- catalog ----------------------------------------------------------------------
@@ -514,5 +515,5 @@ class ConcurrencyContract(_Base):
 
 
 class StoreContract(CatalogContract, SearchContract, EngineContract, FilterContract, IsolationContract,
-                    KeyContract, JobContract, ConcurrencyContract, ConversationContract):
+                    KeyContract, JobContract, ConcurrencyContract, ConversationContract, SharedContract):
     """Everything a backend must pass."""

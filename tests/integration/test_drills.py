@@ -1,7 +1,8 @@
 """The fast subset of `make drills` that CI runs so the drills do not rot: the two
 shortest end to end at a small size, and the provider drill's huge and dripping
 answers, and the ingestion-lane drill, checked for correctness (no errors, the
-expected outcomes), never for wall-clock figures. The faults, fuzz and tenancy
+expected outcomes), never for wall-clock figures; and the deployment drill (the
+documented Procfile over one PostgreSQL) at a small size. The faults, fuzz and tenancy
 drills at small size are in bench/checks/test_drills.py (``make bench-checks``)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench.drills import ingest_lanes, load, owners, providers, write_lock
+from bench.drills import deployment, ingest_lanes, load, owners, providers, write_lock
 
 
 def test_load_drill_runs_without_errors(tmp_path: Path) -> None:
@@ -51,3 +52,19 @@ def test_owners_drill_finds_nothing_of_another_owners_private_documents(tmp_path
     assert run["scores_before"]["keyword: zebra"]  # ann found the shared handbook
     assert run["bob_hits_of_his_own"] > 0  # bob's documents were stored and are his to find
     assert result["met"], run
+
+
+@pytest.mark.postgres
+@pytest.mark.timeout(300)
+def test_deployment_drill_loses_nothing_when_a_replica_and_a_worker_die(tmp_path: Path) -> None:
+    """deploy/Procfile as written (honcho: two replicas, two workers) on one PostgreSQL;
+    one replica and the worker running a job are SIGKILLed mid-ingest."""
+    result = deployment.run(2, 15_000, 8, tmp_path / "deployment.json", rpm=20)
+    assert result["events"]["replica_killed_pids"] != "[]" and result["events"].get("worker_killed_job")
+    assert result["survivor_failed_requests"] == 0, result["replicas"]["web2"]
+    assert result["jobs"]["lost"] == 0 and result["jobs"]["acknowledged"] >= 4, result["jobs"]
+    chunks = result["chunks"]
+    assert chunks["clean"] > 0 and chunks["lost"] == chunks["extra"] == chunks["duplicated"] == 0, chunks
+    assert result["quota"]["holds"] and result["quota"]["refused"] > 0, result["quota"]
+    assert result["uploads_on_local_disk"] == 0  # kept in PostgreSQL: no shared disk needed
+    assert result["passed"]

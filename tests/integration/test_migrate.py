@@ -52,7 +52,7 @@ def test_migrate_sqlite_to_postgres_to_qdrant(tmp_path: Path, pg_url: str) -> No
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == {"tenants": 1, "collections": 1, "documents": 3, "documents_unchanged": 0,
                                          "chunks": 3, "keys": 1, "jobs": 1, "transactions": 0, "conversations": 0,
-                                         "usage_rows": 1}
+                                         "usage_rows": 1, "uploads": 0}
     again = json.loads(_cli(home, None, "migrate", "--to", pg_url, "--json").stdout)
     assert again["documents"] == again["keys"] == again["jobs"] == 0 and again["documents_unchanged"] == 3
 

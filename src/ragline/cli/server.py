@@ -47,8 +47,9 @@ def serve(
 def worker(
     threads: Annotated[int, typer.Option(help="Worker threads in this process.", min=1, max=32)] = 1,
 ) -> None:
-    """Ingest queued jobs without serving HTTP: start several (on any machine that sees the
-    same store and RAGLINE_HOME uploads) next to `ragline serve` replicas to share the queue."""
+    """Ingest queued jobs without serving HTTP: start several next to `ragline serve` replicas
+    to share the queue (on any machine that reaches the same store; with uploads kept on
+    local disk, server.upload_storage=local, one that also sees the same RAGLINE_HOME/uploads)."""
     import signal
     import threading
 
@@ -63,7 +64,7 @@ def worker(
         signal.signal(sig, lambda *_: stop.set())
     with _engine() as engine:
         engine.connect()  # fail fast on a wrong URL, before announcing anything
-        runner = JobRunner(engine, Uploads(settings.home), workers=threads)
+        runner = JobRunner(engine, Uploads.from_settings(settings, engine), workers=threads)
         runner.start()
         err.print(f"ragline worker {runner.name}: {threads} thread(s) on {engine.status()['store_url']}; "
                   "Ctrl+C stops")

@@ -64,7 +64,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app = FastAPI(title="ragline", version=__version__, description=DESCRIPTION, lifespan=lifespan,
                   docs_url=None, redoc_url=None)
     metrics = Metrics(lambda: engine)
-    uploads = Uploads(settings.home)
+    uploads = Uploads.from_settings(settings, engine)
     app.state.settings = settings
     app.state.engine = engine
     app.state.metrics = metrics

@@ -35,7 +35,7 @@ from ..store.types import ApiKeyInfo
 from .disk import check_free_space
 from .errors import ApiError, error_json, log, map_exception
 from .fairness import cost_of
-from .quotas import quotas_of
+from .quotas import quotas_of, rate_in_store
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -217,9 +217,12 @@ class AuthFirst:
             else:
                 secret, method = _bearer(scope), scope.get("method", "")
                 info = key_cache(app).get(secret)
-                if info is not None and not _is(UPLOADS, method, path):  # no store read left: stay on the loop
+                if info is not None and not _is(UPLOADS, method, path):
                     app.state.engine.note_api_key_use(info.id)
-                    _admit_as(app, info, method, path, state)
+                    if rate_in_store(app):  # the shared rate bucket is one store statement: off the loop
+                        await run_in_threadpool(_admit_as, app, info, method, path, state)
+                    else:  # no store round trip left: stay on the loop
+                        _admit_as(app, info, method, path, state)
                 else:  # one hop to a thread for both (each hop costs a GIL hand-off under load)
                     await run_in_threadpool(_authenticate_and_admit, app, secret, method, path, state)
         except Exception as exc:  # noqa: BLE001 — every refusal is the API's one error shape

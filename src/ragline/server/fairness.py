@@ -31,6 +31,10 @@ one. Waiting on a remote LLM is not CPU work: the answer path gives the slot bac
 for the provider call (``released``), so a slow provider does not hold it. Ingestion
 runs in its own process (``worker_process``), outside this gate; an upload's cost is
 the server's share of it (reading, checking and keeping the body, queueing the job).
+
+The gate is per process by design: it shares this process's CPU, and each replica has
+its own. What must hold across replicas is counted in the store instead: a tenant's
+request rate (``quotas.py``) and its running jobs (``concurrent_jobs``, at the claim).
 """
 
 from __future__ import annotations

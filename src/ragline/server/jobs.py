@@ -22,7 +22,6 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from ..engine import Engine
@@ -213,13 +212,15 @@ class JobRunner:
 
         try:
             if job.kind == "text":
-                documents = [self.uploads.load_text(job.path)]
+                documents = [self.uploads.load_text(scope, job.path)]
                 progress(PARSING, 0, 0)
-                summary = self.engine.ingest_documents(documents, scope, origin=str(Path(job.path).resolve()),
+                summary = self.engine.ingest_documents(documents, scope, origin=self.uploads.origin(job.path),
                                                          progress=progress)
             else:
-                summary = self.engine.ingest_file(job.path, scope, source=job.source, progress=progress,
-                                                  password=self.uploads.password(job.path))
+                with self.uploads.open(scope, job.path) as path:  # a local copy while it is parsed
+                    summary = self.engine.ingest_file(path, scope, source=job.source, progress=progress,
+                                                      password=self.uploads.password(scope, job.path),
+                                                      origin=self.uploads.origin(job.path))
         except _LeaseLost:
             state = "lost"
         except Exception as exc:  # noqa: BLE001 — every failure is recorded on the job
@@ -232,7 +233,7 @@ class JobRunner:
                 self._running.pop(job.id, None)
                 self._lost.discard(job.id)
         if state in (INDEXED, FAILED) and job.kind == "file":
-            self.uploads.forget_password(job.path)  # needed only until the job is done
+            self.uploads.forget_password(scope, job.path)  # needed only until the job is done
         seconds = time.perf_counter() - started
         if self.metrics is not None:
             self.metrics.job_finished(state, seconds)

@@ -1,16 +1,20 @@
 """Per-tenant quotas (``settings.quotas``, docs/scaling.md): a refusal is a 429 with
 ``Retry-After``.
 
-- Requests per minute: a token bucket per tenant in this process, holding up to a
-  minute's worth (bursts are fine, a sustained flood is not). Replicas each count
-  their own, so N replicas admit up to N times the rate: a shared counter would put
-  a store round trip on every request, the thing this guards.
+- Requests per minute: a token bucket per tenant holding up to a minute's worth
+  (bursts are fine, a sustained flood is not). With ``quotas.rate_shared`` (the
+  default when the store is PostgreSQL) the bucket is a row in the store that every
+  replica draws from in one statement (``Engine.draw_tokens``), so two replicas admit
+  what one would; otherwise each process keeps its own (one SQLite machine, where
+  a write per request would queue on the file's one write lock).
 - Stored documents, chunks and bytes: checked against the catalog
   (``Engine.stored``) before an upload is accepted; a tenant at or over a limit
   gets no new documents (replacing or deleting still works). One accepted
   request can overshoot by what it holds, since its size is known only once
   ingested.
-- Upload bytes per minute: a byte budget per tenant in this process, refilled at
+- Upload bytes per minute: a byte budget per tenant in this process (by design: it
+  guards this process's work of reading bodies, and is charged as each piece of a
+  body arrives, where a store round trip would cost more than the read), refilled at
   ``upload_mb_per_minute`` and holding ten seconds' worth. An upload is admitted
   while the tenant is not in debt and its body is charged as it arrives, so one big
   request may take the budget below zero; the tenant's next upload then waits until
@@ -33,6 +37,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from ..store import shared_by_replicas
 from .errors import ApiError
 
 if TYPE_CHECKING:
@@ -82,8 +87,10 @@ class TokenBucket:
 class Quotas:
     """The quota checks of one server process."""
 
-    def __init__(self, settings: QuotaSettings) -> None:
+    def __init__(self, settings: QuotaSettings, engine: Engine | None = None) -> None:
+        """``engine``: count requests per minute in its store (shared by replicas)."""
         self.settings = settings
+        self.engine = engine
         self._buckets: dict[str, tuple[int, TokenBucket]] = {}
         self._upload_budgets: dict[str, tuple[float, TokenBucket]] = {}
         self._held: dict[str, int] = {}  # rate refusals being held, per tenant (event loop only)
@@ -143,13 +150,16 @@ class Quotas:
         rpm = self.settings.for_tenant(tenant).requests_per_minute
         if rpm is None:
             return
-        now = time.monotonic()
-        with self._lock:
-            held = self._buckets.get(tenant)
-            if held is None or held[0] != rpm:
-                held = (rpm, TokenBucket(rpm, rpm / 60.0, now))
-                self._buckets[tenant] = held
-            wait = held[1].take(now)
+        if self.engine is not None:
+            wait = self.engine.draw_tokens(tenant, "requests", 1, capacity=rpm, rate=rpm / 60.0)
+        else:
+            now = time.monotonic()
+            with self._lock:
+                held = self._buckets.get(tenant)
+                if held is None or held[0] != rpm:
+                    held = (rpm, TokenBucket(rpm, rpm / 60.0, now))
+                    self._buckets[tenant] = held
+                wait = held[1].take(now)
         if wait > 0:
             raise ApiError(429, "rate_limited",
                            f"tenant {tenant!r} is over its {rpm} requests per minute (quotas.requests_per_minute); "
@@ -187,5 +197,14 @@ def quotas_of(app: Starlette) -> Quotas:
         with _create_lock:
             quotas = getattr(state, "quotas", None)
             if quotas is None:
-                quotas = state.quotas = Quotas(state.settings.quotas)
+                settings = state.settings
+                shared = settings.quotas.rate_shared
+                if shared is None:
+                    shared = shared_by_replicas(settings)
+                quotas = state.quotas = Quotas(settings.quotas, state.engine if shared else None)
     return quotas
+
+
+def rate_in_store(app: Starlette) -> bool:
+    """Whether admitting a request costs a store round trip (not on the event loop, then)."""
+    return quotas_of(app).engine is not None

@@ -219,3 +219,4 @@ class ReadyOut(BaseModel):
     store: str
     workers: int
     jobs: dict[str, int]
+    checks: dict[str, str] = {}  # each dependency /readyz checks: "ok" (or, in a 503/507 body, its problem)

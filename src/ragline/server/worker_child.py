@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     if settings.server.job_idle:
         idle_class()  # before any worker thread starts: they inherit it
     engine = Engine(settings)
-    runner = JobRunner(engine, Uploads(settings.home), workers=threads, metrics=_ReportedMetrics(reports))
+    runner = JobRunner(engine, Uploads.from_settings(settings, engine), workers=threads, metrics=_ReportedMetrics(reports))
     try:
         for build in (lambda: (engine.embedder, engine.embedding_cache, engine.sandbox), engine.connect):
             build()  # a store that is down: the workers retry until it is back

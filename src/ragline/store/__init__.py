@@ -49,6 +49,15 @@ def backend_for(url: str | None) -> str:
     return SCHEMES[scheme]
 
 
+def shared_by_replicas(settings: Settings) -> bool:
+    """Whether the store's admin data (jobs, rate buckets, kept uploads) is on PostgreSQL,
+    which replicas on several machines share; SQLite is one machine's file."""
+    url = settings.store.url
+    if backend_for(url) == "qdrant":
+        url = settings.store.catalog_url
+    return backend_for(url) == "postgresql"
+
+
 def one_process_only(url: str | None) -> bool:
     """Whether the store URL names storage that only one process may open at a time
     (Qdrant's local mode): the server then keeps its ingestion workers in-process."""
@@ -99,4 +108,5 @@ def open_store(settings: Settings, url: str | None = None) -> Store:
 
 
 __all__ = ["BACKENDS", "EXTRAS", "Admin", "Catalog", "ChunkRecord", "CollectionInfo", "DocumentInfo", "DocumentRecord",
-           "Filter", "Roles", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "sqlite_path"]
+           "Filter", "Roles", "SearchIndex", "Store", "backend_for", "one_process_only", "open_store", "parse_filters", "redact", "shared_by_replicas",
+           "sqlite_path"]

@@ -2,7 +2,8 @@
 
 - ``Catalog``: the system of record (tenants, collections, documents, chunks with
   their vectors); transactional.
-- ``Admin``: API keys and the job queue several processes share.
+- ``Admin``: API keys, the job queue, request-rate buckets and kept uploads:
+  what several processes share.
 - ``SearchIndex``: dense and keyword search over a catalog's chunks, rebuildable
   from it at any time.
 - ``Records``: typed rows (bank transactions) of one owner, queried as data; the
@@ -432,6 +433,32 @@ class Admin(Protocol):
         ...
 
     # -- moving --------------------------------------------------------------
+    # -- what replicas share ------------------------------------------------------
+    def draw_tokens(self, tenant: str, bucket: str, amount: float, *, capacity: float, rate: float,
+                    debt: bool = False) -> float:
+        """Take ``amount`` tokens from the tenant's ``bucket`` (created full; refilled at
+        ``rate`` per second up to ``capacity``) in one atomic statement, so every process
+        on the store draws from the same bucket. Returns 0 when taken, else the seconds
+        until they would be (nothing is taken). With ``debt`` the draw is always taken
+        and the balance may go below zero: the seconds until it is positive again."""
+        ...
+
+    def put_upload(self, scope: Scope, doc_id: str, name: str, parts: Iterable[bytes]) -> int:
+        """Keep a file of the scope's collection and owner (``parts``: its bytes in order,
+        each at most ``types.UPLOAD_PART``), replacing one of the same document and name
+        in the same transaction: a failure leaves the previous one. Returns its size."""
+        ...
+
+    def read_upload(self, scope: Scope, doc_id: str, name: str) -> Iterator[bytes] | None:
+        """A kept file's parts, in order, or None when the scope (tenant, collection and
+        exactly its owner) has no such file."""
+        ...
+
+    def delete_uploads(self, tenant: str, *, collection: str, doc_id: str | None = None,
+                       name: str | None = None) -> int:
+        """Remove a collection's kept files (a document's, or one file of it); returns parts removed."""
+        ...
+
     def export_keys(self, tenant: str) -> list[StoredKey]:
         """Every key row of a tenant, revoked ones included (hashes, never secrets)."""
         ...

@@ -13,7 +13,7 @@ off the request path (``key_usage``): authentication never writes.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -54,6 +54,29 @@ class Store:
         self.counters: Usage = roles.counters  # match counters and usage rows (ragline.usage)
         self.url = url
         self.key_usage = KeyUsage(roles.admin)
+
+    # -- what replicas share -------------------------------------------------------
+    def draw_tokens(self, tenant: str, bucket: str, amount: float, *, capacity: float, rate: float,
+                    debt: bool = False) -> float:
+        """See ``Admin.draw_tokens``: a rate bucket every process on this store shares."""
+        return self.admin.draw_tokens(tenant, bucket, amount, capacity=capacity, rate=rate, debt=debt)
+
+    def put_upload(self, scope: Scope, doc_id: str, name: str, parts: Iterable[bytes]) -> int:
+        return self.admin.put_upload(scope, doc_id, name, parts)
+
+    def read_upload(self, scope: Scope, doc_id: str, name: str) -> Iterator[bytes] | None:
+        return self.admin.read_upload(scope, doc_id, name)
+
+    def delete_uploads(self, tenant: str, *, collection: str, doc_id: str | None = None,
+                       name: str | None = None) -> int:
+        return self.admin.delete_uploads(tenant, collection=collection, doc_id=doc_id, name=name)
+
+    def schema_behind(self) -> str | None:
+        """Readiness: why the database's schema is not the one this code expects (migrations
+        missing, or a newer ragline migrated it), or None. Only a versioned backend has
+        this to check (PostgreSQL); SQLite's tables are created as the file is opened."""
+        check = getattr(self.catalog, "schema_behind", None)
+        return check() if check is not None else None
 
     # -- tenants (operators) ---------------------------------------------------
     def tenants(self) -> list[str]:

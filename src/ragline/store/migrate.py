@@ -1,5 +1,5 @@
 """Copy everything of some tenants from one store to another, without re-embedding:
-tenants, API keys (their hashes), jobs, collections with their model pin,
+tenants, API keys (their hashes), jobs (with their files kept in the catalog), collections with their model pin,
 documents with their chunks and vectors, each owner's transactions, and conversations
 with their messages (embeddings kept), and usage (match counters, usage per day). Idempotent: a document already in the
 target with the same content hash and chunk count is skipped, and keys and jobs
@@ -19,6 +19,7 @@ from ..analyzer import analyze
 from ..models import Scope, index_text
 from ..models.records import TransactionQuery
 from .facade import Store
+from .types import KEPT_IN_CATALOG
 
 
 @dataclass
@@ -30,6 +31,7 @@ class MigrationReport:
     chunks: int = 0
     keys: int = 0
     jobs: int = 0
+    uploads: int = 0
     transactions: int = 0
     conversations: int = 0
     usage_rows: int = 0
@@ -85,5 +87,17 @@ def migrate(source: Store, target: Store, tenants: list[str] | None = None,
         target.counters.record_usage(usage_rows, replace=True)
         report.usage_rows += len(usage_rows)
         # Jobs after collections: a job's document may be copied by now.
-        report.jobs += sum(target.admin.import_job(j) for j in source.admin.export_jobs(tenant))
+        jobs = source.admin.export_jobs(tenant)
+        report.jobs += sum(target.admin.import_job(j) for j in jobs)
+        # Their files kept in the catalog, so a copied job still runs and its document can
+        # be ingested again (files kept on local disk stay where they are).
+        for job in jobs:
+            if not job.path.startswith(KEPT_IN_CATALOG):
+                continue
+            doc_id, _, name = job.path[len(KEPT_IN_CATALOG):].partition("/")
+            owned = Scope(tenant, (job.collection,), job.owner)
+            parts = source.read_upload(owned, doc_id, name)
+            if parts is not None and target.read_upload(owned, doc_id, name) is None:
+                target.put_upload(owned, doc_id, name, parts)
+                report.uploads += 1
     return report

@@ -30,6 +30,22 @@ def caps_params(max_running: int | None, max_running_for: Mapping[str, int | Non
     caps = {t: UNCAPPED if c is None else int(c) for t, c in (max_running_for or {}).items()}
     return json.dumps(caps), UNCAPPED if max_running is None else int(max_running)
 
+
+# -- shared rate buckets and kept uploads (Admin.draw_tokens, Admin.put_upload) ----
+UPLOAD_PART = 1024 * 1024
+"""Kept uploads are stored in parts of at most this many bytes."""
+
+KEPT_IN_CATALOG = "catalog:"
+"""How a job's path names a file kept in the catalog: ``catalog:<document id>/<name>``."""
+
+
+def token_wait(tokens: float, took: bool, amount: float, rate: float, debt: bool) -> float:
+    """``draw_tokens``' answer from the bucket row after the draw: 0 when taken (and, with
+    ``debt``, the balance is still positive), else the seconds until it would be."""
+    if debt:
+        return 0.0 if tokens > 0 else -tokens / rate + 1e-3
+    return 0.0 if took else max(amount - tokens, 0.0) / rate + 1e-3
+
 # -- API keys ----------------------------------------------------------------
 KEY_PREFIX = "rl-"
 

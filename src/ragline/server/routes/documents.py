@@ -162,8 +162,8 @@ def delete_document(doc_id: str, request: Request, who: Tenant, owner: Owner = N
     scope = Scope(who.tenant, (collection,), doc_owner)
     uploads = request.app.state.uploads
     # Records files (JSON Lines) yield several documents from one upload: all go.
-    from_upload = [d.id for d in engine(request).list_documents(
-        scope, origin_prefix=str(uploads.document_dir(scope, doc_id).resolve()) + "/")]
+    from_upload = [d.id for prefix in uploads.origin_prefixes(scope, doc_id)
+                   for d in engine(request).list_documents(scope, origin_prefix=prefix)]
     engine(request).delete_jobs(who.tenant, collection=collection, doc_id=doc_id)
     engine(request).delete(scope, list(dict.fromkeys([doc_id, *from_upload])))
     uploads.remove_document(scope, doc_id)

@@ -23,7 +23,7 @@ import hashlib
 import hmac
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -44,6 +44,7 @@ from ..types import (
     caps_params,
     hash_key,
     new_api_key,
+    token_wait,
 )
 from .conn import PostgresDatabase
 
@@ -289,3 +290,65 @@ class AdminTables:
             cur.execute(f"INSERT INTO jobs ({_JOB_COLUMNS}) VALUES ({marks}) ON CONFLICT DO NOTHING",
                         [getattr(job, c) for c in JOB_COLUMNS])
             return cur.rowcount > 0
+
+    # -- what replicas share -----------------------------------------------------
+    def draw_tokens(self, tenant: str, bucket: str, amount: float, *, capacity: float, rate: float,
+                    debt: bool = False) -> float:
+        """One statement, timed by the database's clock (replicas' clocks may differ):
+        the refill and the take happen together in the row's UPSERT."""
+        row = self.db.one_trip(tenant, _DRAW, {"t": tenant, "b": bucket, "amt": float(amount),
+                                               "cap": float(capacity), "rate": float(rate), "debt": debt})
+        assert row is not None  # an UPSERT … RETURNING always returns its row
+        return token_wait(row[0], bool(row[1]), amount, rate, debt)
+
+    def put_upload(self, scope: Scope, doc_id: str, name: str, parts: Iterable[bytes]) -> int:
+        total = 0
+        with self._tx(scope.tenant) as cur:
+            cur.execute("DELETE FROM kept_uploads WHERE tenant = %s AND collection = %s AND doc_id = %s "
+                        "AND name = %s", (scope.tenant, scope.collection, doc_id, name))
+            for n, data in enumerate(parts):
+                cur.execute("INSERT INTO kept_uploads (tenant, collection, owner, doc_id, name, part, data) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                            (scope.tenant, scope.collection, scope.owner, doc_id, name, n, data))
+                total += len(data)
+        return total
+
+    def read_upload(self, scope: Scope, doc_id: str, name: str) -> Iterator[bytes] | None:
+        where = ("tenant = %s AND collection = %s AND owner IS NOT DISTINCT FROM %s AND doc_id = %s AND name = %s")
+        params = (scope.tenant, scope.collection, scope.owner, doc_id, name)
+        with self._tx(scope.tenant) as cur:
+            if cur.execute(f"SELECT 1 FROM kept_uploads WHERE {where} LIMIT 1", params).fetchone() is None:
+                return None
+
+        def parts() -> Iterator[bytes]:
+            with self._tx(scope.tenant) as cur:  # one snapshot: a re-upload meanwhile is not mixed in
+                for (data,) in cur.stream(f"SELECT data FROM kept_uploads WHERE {where} ORDER BY part", params):
+                    yield bytes(data)
+
+        return parts()
+
+    def delete_uploads(self, tenant: str, *, collection: str, doc_id: str | None = None,
+                       name: str | None = None) -> int:
+        sql, params = "DELETE FROM kept_uploads WHERE tenant = %s AND collection = %s", [tenant, collection]
+        if doc_id is not None:
+            sql, params = sql + " AND doc_id = %s", [*params, doc_id]
+        if name is not None:
+            sql, params = sql + " AND name = %s", [*params, name]
+        with self._tx(tenant) as cur:
+            cur.execute(sql, params)
+            return cur.rowcount
+
+
+# The bucket's level after refilling for the time since its last draw (never above capacity):
+# the draw is taken when there is enough (or debt is allowed), and the row says whether it was.
+_LEVEL = ("least(%(cap)s, b.tokens + greatest(0, extract(epoch from statement_timestamp())::float8 - b.updated) "
+          "* %(rate)s)")
+_DRAW = (
+    "INSERT INTO rate_buckets AS b (tenant, bucket, tokens, updated, took) "
+    "VALUES (%(t)s, %(b)s, %(cap)s - CASE WHEN %(debt)s OR %(cap)s >= %(amt)s THEN %(amt)s ELSE 0 END, "
+    "extract(epoch from statement_timestamp())::float8, %(debt)s OR %(cap)s >= %(amt)s) "
+    "ON CONFLICT (tenant, bucket) DO UPDATE SET "
+    f"took = %(debt)s OR {_LEVEL} >= %(amt)s, "
+    f"tokens = {_LEVEL} - CASE WHEN %(debt)s OR {_LEVEL} >= %(amt)s THEN %(amt)s ELSE 0 END, "
+    "updated = greatest(b.updated, extract(epoch from statement_timestamp())::float8) "
+    "RETURNING tokens, took")

@@ -61,7 +61,7 @@ from .admin import AdminTables
 from .conn import PostgresDatabase
 from .conversations import PostgresConversations
 from .filters import nul_free, tsvector_literal
-from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
+from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference
 from .search import PostgresSearch
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,13 @@ class PostgresStore(AdminTables):
 
     def close(self) -> None:
         self.db.close()
+
+    def schema_behind(self) -> str | None:
+        """Readiness (``Store.schema_behind``): the migrations this code knows that the
+        database lacks, or a newer schema than it knows; None when they agree."""
+        with self._tx(None) as cur:
+            done = {r[0] for r in cur.execute("SELECT version FROM schema_migrations")}
+        return schema_difference(done)
 
     # -- tenants and collections ---------------------------------------------
     def tenants(self) -> list[str]:

@@ -64,6 +64,22 @@ class PostgresDatabase:
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
             raise mapped(exc, self.pool.timeout) from exc
 
+    def one_trip(self, tenant: str, sql: str, params: Any) -> tuple | None:
+        """One statement in its own tenant-scoped transaction, pipelined (BEGIN, the
+        scope, the statement and COMMIT sent together): one network round trip, for
+        what a request path pays on every request (the shared rate bucket)."""
+        if tenant == BYPASS:
+            raise StoreError(f"invalid tenant name {tenant!r}")
+        try:
+            with self.pool.connection() as conn:
+                with conn.pipeline(), conn.transaction():
+                    scope, cur = conn.cursor(), conn.cursor()
+                    scope.execute(self._scope_sql, (tenant,))
+                    cur.execute(sql, params)
+                return cur.fetchone()
+        except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
+            raise mapped(exc, self.pool.timeout) from exc
+
     # -- sql.common.Database ---------------------------------------------------------
     def transaction(self, tenant: str | None) -> AbstractContextManager[psycopg.Cursor]:
         return self.tx(tenant)

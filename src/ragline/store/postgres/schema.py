@@ -308,6 +308,46 @@ END $$;
 """
 """Schema version 5: conversations, their messages and the answer policies (``conversations.py``)."""
 
+_REPLICAS = """
+-- Request-rate buckets shared by every replica (``draw_tokens``): one row per tenant and bucket.
+CREATE TABLE rate_buckets (
+    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    bucket text COLLATE "C" NOT NULL,
+    tokens double precision NOT NULL,
+    updated double precision NOT NULL,
+    took boolean NOT NULL DEFAULT true,
+    PRIMARY KEY (tenant, bucket)
+);
+-- Kept uploads in the catalog (``put_upload``), in parts of at most UPLOAD_PART bytes, so a
+-- worker on another machine reads a job's file without a shared disk.
+CREATE TABLE kept_uploads (
+    tenant text COLLATE "C" NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    collection text COLLATE "C" NOT NULL,
+    owner text COLLATE "C",
+    doc_id text COLLATE "C" NOT NULL,
+    name text COLLATE "C" NOT NULL,
+    part integer NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (tenant, collection, doc_id, name, part)
+);
+ALTER TABLE kept_uploads ALTER COLUMN data SET STORAGE EXTERNAL;  -- uploads are mostly compressed already
+""" + "".join(
+    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
+    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
+    for table in ("rate_buckets", "kept_uploads")
+) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON rate_buckets, kept_uploads TO {RLS_ROLE};
+        GRANT SELECT ON schema_migrations TO {RLS_ROLE};  -- readiness compares versions
+    END IF;
+END $$;
+"""
+"""Schema version 12: what replicas share besides the job queue: request-rate buckets
+and kept uploads (``admin.py``)."""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
@@ -318,6 +358,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (8, _USAGE),
     (9, _BALANCES),
     (10, _CATEGORIES),
+    (12, _REPLICAS),  # 11 is reserved for the search tables
 ]
 """(version, SQL), applied in order; append only."""
 
@@ -344,6 +385,20 @@ def migrate(conn: psycopg.Connection) -> list[int]:
             conn.execute("INSERT INTO schema_migrations VALUES (%s, %s)", (version, time.time()))
             applied_now.append(version)
     return applied_now
+
+
+def schema_difference(done: set[int]) -> str | None:
+    """What differs between the applied versions ``done`` and this code's migrations,
+    in words (readiness), or None."""
+    known = {version for version, _ in MIGRATIONS}
+    if done and max(done) > max(known):
+        return (f"the database has schema version {max(done)}, newer than this ragline knows ({max(known)}): "
+                "upgrade this process")
+    missing = sorted(known - done)
+    if missing:
+        return (f"the database lacks migrations {', '.join(map(str, missing))}: restart a ragline process to "
+                "apply them (each applies the missing ones on start)")
+    return None
 
 
 def can_use_rls_role(conn: psycopg.Connection) -> bool:

@@ -16,7 +16,7 @@ import hmac
 import sqlite3
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -34,6 +34,7 @@ from ..types import (
     caps_params,
     hash_key,
     new_api_key,
+    token_wait,
 )
 from .conn import SQLiteDatabase
 
@@ -75,6 +76,24 @@ CREATE TABLE IF NOT EXISTS jobs (
 CREATE INDEX IF NOT EXISTS jobs_queue ON jobs (state, not_before, created);
 CREATE INDEX IF NOT EXISTS jobs_tenant ON jobs (tenant, collection, created);
 CREATE INDEX IF NOT EXISTS jobs_doc ON jobs (tenant, doc_id);
+CREATE TABLE IF NOT EXISTS rate_buckets (
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    bucket TEXT NOT NULL,
+    tokens REAL NOT NULL,
+    updated REAL NOT NULL,
+    took INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (tenant, bucket)
+);
+CREATE TABLE IF NOT EXISTS kept_uploads (
+    tenant TEXT NOT NULL REFERENCES tenants(name) ON DELETE CASCADE,
+    collection TEXT NOT NULL,
+    owner TEXT,
+    doc_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    part INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (tenant, collection, doc_id, name, part)
+);
 """
 
 # Fair claims: a tenant's running jobs, and when it was last served, by index seek.
@@ -303,3 +322,64 @@ class AdminTables:
             cur = conn.execute(f"INSERT OR IGNORE INTO jobs ({_JOB_COLUMNS}) VALUES ({marks})",
                                [getattr(job, c) for c in JOB_COLUMNS])
         return cur.rowcount > 0
+
+    # -- what replicas share (on one file: processes of one machine) --------------------
+    def draw_tokens(self, tenant: str, bucket: str, amount: float, *, capacity: float, rate: float,
+                    debt: bool = False) -> float:
+        with self._write() as conn:
+            row = conn.execute(_DRAW, {"t": tenant, "b": bucket, "amt": float(amount), "cap": float(capacity),
+                                       "rate": float(rate), "debt": int(debt), "now": time.time()}).fetchone()
+        return token_wait(row[0], bool(row[1]), amount, rate, debt)
+
+    def put_upload(self, scope: Scope, doc_id: str, name: str, parts: Iterable[bytes]) -> int:
+        total = 0
+        with self._write() as conn:
+            conn.execute("DELETE FROM kept_uploads WHERE tenant = ? AND collection = ? AND doc_id = ? AND name = ?",
+                         (scope.tenant, scope.collection, doc_id, name))
+            for n, data in enumerate(parts):
+                conn.execute("INSERT INTO kept_uploads (tenant, collection, owner, doc_id, name, part, data) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             (scope.tenant, scope.collection, scope.owner, doc_id, name, n, data))
+                total += len(data)
+        return total
+
+    def read_upload(self, scope: Scope, doc_id: str, name: str) -> Iterator[bytes] | None:
+        where = "tenant = ? AND collection = ? AND owner IS ? AND doc_id = ? AND name = ?"
+        params = (scope.tenant, scope.collection, scope.owner, doc_id, name)
+        if not self._read(f"SELECT 1 FROM kept_uploads WHERE {where} LIMIT 1", params):
+            return None
+
+        def parts() -> Iterator[bytes]:
+            last = -1
+            while True:  # part by part: a file is never held whole in memory
+                rows = self._read(f"SELECT part, data FROM kept_uploads WHERE {where} AND part > ? "
+                                  "ORDER BY part LIMIT 1", (*params, last))
+                if not rows:
+                    return
+                last = rows[0][0]
+                yield bytes(rows[0][1])
+
+        return parts()
+
+    def delete_uploads(self, tenant: str, *, collection: str, doc_id: str | None = None,
+                       name: str | None = None) -> int:
+        sql, params = "DELETE FROM kept_uploads WHERE tenant = ? AND collection = ?", [tenant, collection]
+        if doc_id is not None:
+            sql, params = sql + " AND doc_id = ?", [*params, doc_id]
+        if name is not None:
+            sql, params = sql + " AND name = ?", [*params, name]
+        with self._write() as conn:
+            return conn.execute(sql, params).rowcount
+
+
+# As PostgreSQL's (postgres/admin.py), with this machine's clock: the bucket's level after
+# refilling, the draw taken when there is enough (or debt is allowed).
+_LEVEL = "min(:cap, b.tokens + max(0, :now - b.updated) * :rate)"
+_DRAW = (
+    "INSERT INTO rate_buckets AS b (tenant, bucket, tokens, updated, took) "
+    "VALUES (:t, :b, :cap - CASE WHEN :debt OR :cap >= :amt THEN :amt ELSE 0 END, :now, :debt OR :cap >= :amt) "
+    "ON CONFLICT (tenant, bucket) DO UPDATE SET "
+    f"took = :debt OR {_LEVEL} >= :amt, "
+    f"tokens = {_LEVEL} - CASE WHEN :debt OR {_LEVEL} >= :amt THEN :amt ELSE 0 END, "
+    "updated = max(b.updated, :now) "
+    "RETURNING tokens, took")
