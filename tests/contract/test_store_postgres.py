@@ -23,7 +23,7 @@ from ragline.models import Scope, content_hash
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
-from ragline.store.postgres.filters import tsvector_literal
+from ragline.store.postgres.keywords import term_counts
 from ragline.store.postgres.schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
@@ -143,11 +143,11 @@ def test_bm25_scores_equal_sqlite_fts5(store, tmp_path) -> None:
     sqlite.close()
 
 
-def test_tsvector_literal_keeps_term_frequencies() -> None:
-    assert tsvector_literal("cat sat cat it's back\\slash") == (
-        "'cat':1,3 'sat':2 'it''s':4 'back\\\\slash':5", 5)
-    literal, n = tsvector_literal(" ".join(["w"] * 20000))
-    assert n == 20000 and literal == "'w':" + ",".join(str(i) for i in range(1, 257))  # capped, not collapsed
+def test_term_counts_keep_exact_frequencies_and_fold_as_fts5() -> None:
+    freq, n = term_counts("cat sat cat it's back\\slash café cafe")
+    assert n == 7 and freq == {"cat": 2, "sat": 1, "it's": 1, "back\\slash": 1, "cafe": 2}
+    freq, n = term_counts(" ".join(["w"] * 20000))
+    assert n == 20000 and freq == {"w": 20000}  # no cap on a term's frequency
 
 
 # -- dense search: the per-collection HNSW index -------------------------------------

@@ -24,6 +24,7 @@ import json
 import logging
 import math
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,7 +61,8 @@ from ..types import (
 from .admin import AdminTables
 from .conn import PostgresDatabase
 from .conversations import PostgresConversations
-from .filters import nul_free, tsvector_literal
+from .filters import nul_free
+from .keywords import move_stats, owner_key, removed_stats, write_postings
 from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
 from .search import PostgresSearch
 
@@ -253,8 +255,12 @@ class PostgresStore(AdminTables):
             cid = row_id(ref)
             # The upsert comes first: its row lock serialises writers of one document.
             self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
+            removed = removed_stats(cur, [document.id]).get((cid, owner_key(scope.owner))) if self.index_enabled else None
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
             self._insert_chunks(cur, scope, ref, document, chunks, vectors)
+            if self.index_enabled:  # postings and keyword statistics, in this transaction
+                write_postings(cur, cid, scope.tenant, scope.owner, [(c.id, c.terms) for c in chunks],
+                               removed=removed, removed_chunks=len(old), removed_length=sum(r[1] for r in old))
             added, length = one_row(cur, "SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
                                     (document.id,))
             cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
@@ -287,20 +293,13 @@ class PostgresStore(AdminTables):
 
     def _insert_chunks(self, cur: psycopg.Cursor, scope: Scope, ref: CollectionRef, document: DocumentRecord,
                        chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
-        tsv = "%s::tsvector, %s" if self.index_enabled else "NULL, %s"
-        rows = []
-        for chunk, vector in zip(chunks, vectors):
-            row = [chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
-                   chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector]
-            if not self.index_enabled:
-                row.append(len(chunk.terms.split()))
-            else:
-                row += list(tsvector_literal(chunk.terms))
-            rows.append(row)
+        rows = [[chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
+                 chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector,
+                 len(chunk.terms.split())] for chunk, vector in zip(chunks, vectors)]
         if rows:
             cur.executemany(
                 'INSERT INTO chunks (id, doc_id, collection_id, tenant, owner, position, text, content_hash, page, '
-                f'section, start, "end", embedding, tsv, length) VALUES ({", ".join(["%s"] * 13)}, {tsv})', rows)
+                f'section, start, "end", embedding, length) VALUES ({", ".join(["%s"] * 14)})', rows)
 
     def delete_documents(self, scope: Scope, doc_ids: list[str]) -> list[str]:
         if not doc_ids:
@@ -316,11 +315,21 @@ class PostgresStore(AdminTables):
                 f"{owner_sql} ORDER BY id FOR UPDATE", [scope.tenant, ids, list(doc_ids), *owner_params])]
             if not visible:
                 return []
-            gone = cur.execute("DELETE FROM chunks WHERE doc_id = ANY(%s) RETURNING collection_id, length",
+            removed = removed_stats(cur, visible) if self.index_enabled else {}
+            gone = cur.execute("DELETE FROM chunks WHERE doc_id = ANY(%s) RETURNING collection_id, length, owner",
                                (visible,)).fetchall()
             cur.execute("DELETE FROM documents WHERE id = ANY(%s)", (visible,))
             for cid in sorted(ids):
                 lengths = [r[1] for r in gone if r[0] == cid]
+                if self.index_enabled:
+                    change: dict[str, tuple[int, int]] = {}
+                    for r in gone:
+                        if r[0] == cid:
+                            chunks_, length_ = change.get(owner_key(r[2]), (0, 0))
+                            change[owner_key(r[2])] = (chunks_ - 1, length_ - r[1])
+                    move_stats(cur, cid, scope.tenant, {
+                        o: (Counter({t: -n for t, n in removed.get((cid, o), Counter()).items()}), c, n)
+                        for o, (c, n) in change.items()})
                 cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total - %s, "
                             "length_total = length_total - %s WHERE id = %s", (len(lengths), sum(lengths), cid))
         return visible
