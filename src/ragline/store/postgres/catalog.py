@@ -26,6 +26,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -193,6 +194,24 @@ class PostgresStore(AdminTables):
             if self.index_enabled:
                 drop_ann_index(self._pool, row_id(ref), self._timeout_ms)
         return refs
+
+    @contextmanager
+    def bulk_load(self, scope: Scope) -> Iterator[None]:
+        """Around loading many documents into the scope's collection: its HNSW index is
+        dropped for the load and built once after it (one build is several times faster
+        than growing the graph row by row); dense search is exact meanwhile, and
+        postings and keyword statistics are written as always."""
+        ref = self.resolve(scope)[0]
+        cid = row_id(ref)
+        if self.index_enabled:
+            self._ann_ready.discard(cid)
+            drop_ann_index(self._pool, cid, self._timeout_ms)
+        try:
+            yield
+        finally:
+            if (self.index_enabled and ref.dimension <= HNSW_MAX_DIM
+                    and ensure_ann_index(self._pool, cid, ref.dimension, self._timeout_ms)):
+                self._ann_ready.add(cid)
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "

@@ -25,6 +25,7 @@ cost bounded by the number of query terms, not by the chunks they match:
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -36,8 +37,10 @@ from ..filters import Filter
 from ..sql.common import owner_visibility
 from .filters import B, K1, compile_postgres, lexeme
 
-DEPTH = 1000
-"""Postings read per query term (at least k): the bound on a query's cost."""
+FIRST_DEPTH = 100
+"""Postings read per query term in the first round (at least k)."""
+DEPTH = 6400
+"""The most postings read per query term: the bound on a query's cost."""
 
 
 def owner_key(owner: str | None) -> str:
@@ -96,9 +99,13 @@ def removed_stats(cur: psycopg.Cursor, doc_ids: list[str]) -> dict[tuple[int, st
     """Df per lexeme of the chunks of ``doc_ids``, by (collection, owner key): read
     before the chunks (and, by cascade, their postings) are deleted."""
     out: dict[tuple[int, str], Counter[str]] = {}
+    chunk_ids = [r[0] for r in cur.execute("SELECT id FROM chunks WHERE doc_id = ANY(%s)", (doc_ids,))]
+    if not chunk_ids:  # a new document: nothing to read (and no plan to risk)
+        return out
+    # Per chunk, by the primary key's prefix: a join could be planned as a scan of every posting.
     for cid, owner, lexeme, n in cur.execute(
-            "SELECT p.collection_id, coalesce(p.owner, ''), p.lexeme, count(*) FROM chunks c "
-            "JOIN postings p ON p.chunk_id = c.id WHERE c.doc_id = ANY(%s) GROUP BY 1, 2, 3", (doc_ids,)):
+            "SELECT p.collection_id, coalesce(p.owner, ''), p.lexeme, count(*) FROM unnest(%s::text[]) AS c(id) "
+            "CROSS JOIN LATERAL (SELECT * FROM postings x WHERE x.chunk_id = c.id) p GROUP BY 1, 2, 3", (chunk_ids,)):
         out.setdefault((cid, owner), Counter())[lexeme] = n
     return out
 
@@ -126,53 +133,120 @@ def move_stats(cur: psycopg.Cursor, cid: int, tenant: str,
                         "length = owner_totals.length + excluded.length", (cid, owner, tenant, chunks, length))
 
 
-_SEARCH = """
-WITH q AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, weight)),
-cand AS (
-    SELECT DISTINCT t.chunk_id FROM q CROSS JOIN LATERAL (
-        SELECT p.chunk_id FROM postings p{join}
-        WHERE p.collection_id = {cid} AND p.lexeme = q.lexeme AND p.tenant = %s{owner}{where}
-        ORDER BY p.impact DESC, p.chunk_id LIMIT %s) t
-)
-SELECT p.chunk_id,
-       sum(q.weight * p.tf * {k1_1} / (p.tf + {k1} * (1 - {b} + {b} * p.length / %s::float8))) AS score
-FROM cand JOIN postings p ON p.chunk_id = cand.chunk_id JOIN q ON q.lexeme = p.lexeme
-GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT %s
-""".replace("{k1_1}", f"{K1 + 1!r}::float8").replace("{k1}", f"{K1!r}::float8").replace("{b}", f"{B!r}::float8")
+_TOPS = """
+SELECT q.lexeme, t.chunk_id, t.tf::bigint, t.length::bigint
+FROM unnest(%s::text[]) AS q(lexeme) CROSS JOIN LATERAL (
+    SELECT p.chunk_id, p.tf, p.length FROM postings p{join}
+    WHERE p.collection_id = {cid} AND p.lexeme = q.lexeme AND p.tenant = %s{owner}{where}
+    ORDER BY p.impact DESC, p.chunk_id LIMIT %s) t
+"""
+"""Each term's best ``depth`` postings the scope may see (tenant, owner, filters)."""
+
+_MISSING = """
+SELECT c.id, p.lexeme, p.tf, p.length
+FROM unnest(%s::text[]) AS c(id) CROSS JOIN LATERAL (  -- by primary key, chunk by chunk
+    SELECT x.lexeme, x.tf, x.length FROM postings x WHERE x.chunk_id = c.id AND x.lexeme = ANY(%s::text[])
+    LIMIT %s) p
+"""
+"""The query terms' postings of some chunks (those the top lists left incomplete)."""
 
 
 def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int, filters: Filter,
                    depth: int = DEPTH) -> list[tuple[str, float]]:
     """The k best chunks of collection ``cid`` the scope may see for ``lexemes``
-    (duplicates count twice, as in FTS5), with their BM25 scores."""
+    (duplicates count twice, as in FTS5), with their BM25 scores.
+
+    Reads each term's postings best first, ``FIRST_DEPTH`` (at least k) at a time, 4×
+    deeper each round up to ``depth``. A chunk's score is exact once all its query
+    terms' postings are known (those missing from the lists read are fetched by key
+    for the chunks that could still reach the top k); the reading stops when no
+    unread chunk can beat the k-th exact score: each term's next posting bounds its
+    unread ones (threshold algorithm), or when ``depth`` is reached."""
     repeats = Counter(lexemes)
     terms = list(repeats)
     if scope.owner is None:  # a key without an owner: the whole collection's statistics
-        totals, owners = "SELECT chunk_total AS n, length_total AS total FROM collections WHERE id = %s", None
+        totals, owners = "SELECT chunk_total::bigint, length_total::bigint FROM collections WHERE id = %s", []
     else:
-        totals = ("SELECT coalesce(sum(chunks), 0)::bigint AS n, coalesce(sum(length), 0)::bigint AS total "
-                  "FROM owner_totals WHERE collection_id = %s AND owner = ANY(%s)")
-        owners = ["", scope.owner]
-    seen = "" if owners is None else " AND owner = ANY(%s)"
-    # One statement, one snapshot: N and each df from the same committed writes.
-    rows = cur.execute(f"WITH s AS ({totals}) SELECT s.n, s.total, t.lexeme, t.df FROM s LEFT JOIN "
-                       f"(SELECT lexeme, sum(df)::bigint AS df FROM term_stats WHERE collection_id = %s "
-                       f"AND lexeme = ANY(%s){seen} GROUP BY lexeme HAVING sum(df) > 0) t ON true",
-                       [cid, *([owners] if owners else []), cid, terms, *([owners] if owners else [])]).fetchall()
-    n, total = (rows[0][0], rows[0][1]) if rows else (0, 0)
-    if not n:
-        return []
-    weights = {lex: repeats[lex] * _idf(n, df) for _, _, lex, df in rows if lex is not None}
-    if not weights:
-        return []
-    avgdl = max(1, total) / n
+        owners = [["", scope.owner]]
+        totals = ("SELECT coalesce(sum(chunks), 0)::bigint, coalesce(sum(length), 0)::bigint FROM owner_totals "
+                  "WHERE collection_id = %s AND owner = ANY(%s)")
+    seen = " AND owner = ANY(%s)" if owners else ""
     where, params = compile_postgres(filters)
     owner_sql, owner_params = owner_visibility(scope, "p", "%s")
     join = " JOIN chunks c ON c.id = p.chunk_id JOIN documents d ON d.id = c.doc_id" if where else ""
-    rows = cur.execute(_SEARCH.format(cid=int(cid), join=join, owner=owner_sql, where=where),
-                       [list(weights), list(weights.values()), scope.tenant, *owner_params, *params,
-                        max(depth, k), avgdl, k]).fetchall()
-    return [(r[0], float(r[1])) for r in rows]
+    tops_sql = _TOPS.format(cid=int(cid), join=join, owner=owner_sql, where=where)
+    tops_params = [scope.tenant, *owner_params, *params]
+    read = max(FIRST_DEPTH, k)
+    # One statement (one round trip, one snapshot): N, total length, each term's df, and
+    # the first round of postings.
+    rows = cur.execute(
+        f"SELECT 0, NULL::text, NULL::text, s.* FROM ({totals}) s UNION ALL "
+        f"SELECT 1, lexeme, NULL, sum(df)::bigint, NULL FROM term_stats WHERE collection_id = %s "
+        f"AND lexeme = ANY(%s){seen} GROUP BY lexeme HAVING sum(df) > 0 UNION ALL "
+        f"SELECT 2, t.* FROM ({tops_sql}) t",
+        [cid, *owners, cid, terms, *owners, terms, *tops_params, read]).fetchall()
+    n, total = next(((r[3], r[4]) for r in rows if r[0] == 0), (0, 0))
+    if not n:
+        return []
+    weights = {r[1]: repeats[r[1]] * _idf(n, r[3]) for r in rows if r[0] == 1}
+    if not weights:
+        return []
+    avgdl = max(1, total) / n
+    wanted = list(weights)
+    tops = [r[1:] for r in rows if r[0] == 2 and r[1] in weights]
+    known: dict[str, dict[str, float]] = {}  # chunk → term → its share of the score
+    complete: set[str] = set()  # chunks whose every query term's share is known
+    while True:
+        floors: dict[str, float] = {}  # per term still being read: the most an unread posting adds
+        counts: Counter[str] = Counter()
+        last: dict[str, tuple[int, int]] = {}
+        for term, chunk_id, tf, length in tops:
+            known.setdefault(chunk_id, {})[term] = weights[term] * impact(tf, length, avgdl)
+            counts[term] += 1
+            last[term] = (tf, length)
+        for term in wanted:
+            if counts[term] == read:  # more to read: its next posting adds at most about what its last did
+                floors[term] = weights[term] * impact(*last[term], avgdl)
+        scores = _complete(cur, known, complete, weights, floors, avgdl, k)
+        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
+        theta = best[-1][1] if len(best) == k else 0.0
+        if not floors or sum(floors.values()) <= theta or read >= depth:
+            return best
+        read = min(depth, read * 4)
+        wanted = list(floors)  # the terms read to their end have nothing more to give
+        tops = cur.execute(tops_sql, [wanted, *tops_params, read]).fetchall()
+
+
+def _complete(cur: psycopg.Cursor, known: dict[str, dict[str, float]], complete: set[str],
+              weights: dict[str, float], floors: dict[str, float], avgdl: float, k: int) -> dict[str, float]:
+    """Chunk → score, exact for every chunk that could reach the top k. A term a chunk
+    lacks in the lists read is absent from it if its list was read to the end; else the
+    chunk's score is uncertain by up to that term's floor. The most promising uncertain
+    chunks get their missing postings fetched by key, a batch at a time, until none
+    could lift itself above the k-th score reached (which rises as scores become exact)."""
+    lower = {chunk: sum(shares.values()) for chunk, shares in known.items()}
+    upper: dict[str, float] = {}
+    for chunk, shares in known.items():
+        if chunk not in complete:
+            doubt = sum(floor for term, floor in floors.items() if term not in shares)
+            if doubt:
+                upper[chunk] = lower[chunk] + doubt
+            else:
+                complete.add(chunk)
+    batch = max(2 * k, 50)
+    while upper:
+        theta = heapq.nlargest(k, lower.values())[-1] if len(lower) >= k else 0.0
+        part = [chunk for chunk in heapq.nlargest(batch, upper, key=upper.__getitem__) if upper[chunk] > theta]
+        if not part:
+            break
+        for chunk, term, tf, length in cur.execute(_MISSING, [part, list(weights), len(weights)]):
+            known[chunk][term] = weights[term] * impact(tf, length, avgdl)
+        for chunk in part:
+            lower[chunk] = sum(known[chunk].values())
+            del upper[chunk]
+        complete.update(part)
+        batch *= 2
+    return lower
 
 
 def _idf(n: int, df: int) -> float:

@@ -439,6 +439,7 @@ def rls_enforced(conn: psycopg.Connection, use_role: bool) -> bool:
 
 # -- per-collection HNSW indexes ---------------------------------------------------------
 HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on ``vector``; above it, exact search only
+INDEX_BUILD_MEMORY = "1GB"  # maintenance_work_mem of an HNSW build (a million 384-d rows fit)
 _ANN_LOCK = 1 << 62  # + collection id: the advisory lock of one collection's index DDL
 
 
@@ -480,6 +481,8 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
                     # transactions (an idle-in-transaction client) must not hang the caller.
                     conn.execute(f"SET lock_timeout = {int(timeout_ms)}")
                     conn.execute("SET statement_timeout = 0")
+                    # An HNSW build whose graph fits in memory is several times faster.
+                    conn.execute(f"SET maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
                     if row is not None:  # left invalid by an interrupted build
                         conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
                     conn.execute(ddl)
@@ -487,6 +490,7 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
                 finally:
                     conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
                     conn.execute("RESET lock_timeout")
+                    conn.execute("RESET maintenance_work_mem")
                     conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
             finally:
                 conn.autocommit = False
