@@ -64,7 +64,7 @@ from .conn import PostgresDatabase
 from .conversations import PostgresConversations
 from .filters import nul_free
 from .keywords import move_stats, owner_key, removed_stats, write_postings
-from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare
+from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, vacuum
 from .search import PostgresSearch
 
 log = logging.getLogger(__name__)
@@ -200,7 +200,9 @@ class PostgresStore(AdminTables):
         """Around loading many documents into the scope's collection: its HNSW index is
         dropped for the load and built once after it (one build is several times faster
         than growing the graph row by row); dense search is exact meanwhile, and
-        postings and keyword statistics are written as always."""
+        postings and keyword statistics are written as always. Then the tables are
+        vacuumed, so keyword queries read postings from the index alone at once
+        (autovacuum would get there later)."""
         ref = self.resolve(scope)[0]
         cid = row_id(ref)
         if self.index_enabled:
@@ -212,6 +214,8 @@ class PostgresStore(AdminTables):
             if (self.index_enabled and ref.dimension <= HNSW_MAX_DIM
                     and ensure_ann_index(self._pool, cid, ref.dimension, self._timeout_ms)):
                 self._ann_ready.add(cid)
+            if self.index_enabled:
+                vacuum(self._pool, ["chunks", "postings", "term_stats"], self._timeout_ms)
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "

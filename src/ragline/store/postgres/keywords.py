@@ -134,21 +134,23 @@ def move_stats(cur: psycopg.Cursor, cid: int, tenant: str,
 
 
 _TOPS = """
-SELECT q.lexeme, t.chunk_id, t.tf::bigint, t.length::bigint
-FROM unnest(%s::text[]) AS q(lexeme) CROSS JOIN LATERAL (
-    SELECT p.chunk_id, p.tf, p.length FROM postings p{join}
+SELECT q.lexeme, t.chunk_id, t.tf::bigint, t.length::bigint, t.impact
+FROM unnest(%s::text[], %s::real[], %s::text[]) AS q(lexeme, after, after_id) CROSS JOIN LATERAL (
+    SELECT p.chunk_id, p.tf, p.length, p.impact FROM postings p{join}
     WHERE p.collection_id = {cid} AND p.lexeme = q.lexeme AND p.tenant = %s{owner}{where}
+      AND p.impact <= coalesce(q.after, 'Infinity')
+      AND (q.after IS NULL OR p.impact < q.after OR p.chunk_id > q.after_id)
     ORDER BY p.impact DESC, p.chunk_id LIMIT %s) t
 """
-"""Each term's best ``depth`` postings the scope may see (tenant, owner, filters)."""
+"""Each term's next postings the scope may see (tenant, owner, filters), best first,
+after the last one read (none yet: NULL)."""
 
 _MISSING = """
-SELECT c.id, p.lexeme, p.tf, p.length
-FROM unnest(%s::text[]) AS c(id) CROSS JOIN LATERAL (  -- by primary key, chunk by chunk
-    SELECT x.lexeme, x.tf, x.length FROM postings x WHERE x.chunk_id = c.id AND x.lexeme = ANY(%s::text[])
-    LIMIT %s) p
+SELECT chunk_id, lexeme, tf, length FROM postings
+WHERE chunk_id = ANY(%s::text[]) AND lexeme = ANY(%s::text[]) AND %s > 0
 """
-"""The query terms' postings of some chunks (those the top lists left incomplete)."""
+"""The query terms' postings of some chunks (those the top lists left incomplete): one
+scan of the primary key for them all."""
 
 
 def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int, filters: Filter,
@@ -176,15 +178,16 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     join = " JOIN chunks c ON c.id = p.chunk_id JOIN documents d ON d.id = c.doc_id" if where else ""
     tops_sql = _TOPS.format(cid=int(cid), join=join, owner=owner_sql, where=where)
     tops_params = [scope.tenant, *owner_params, *params]
-    read = max(FIRST_DEPTH, k)
+    step = max(FIRST_DEPTH, k)
     # One statement (one round trip, one snapshot): N, total length, each term's df, and
-    # the first round of postings.
+    # the first postings of each term.
     rows = cur.execute(
-        f"SELECT 0, NULL::text, NULL::text, s.* FROM ({totals}) s UNION ALL "
-        f"SELECT 1, lexeme, NULL, sum(df)::bigint, NULL FROM term_stats WHERE collection_id = %s "
+        f"SELECT 0, NULL::text, NULL::text, s.*, NULL::real FROM ({totals}) s UNION ALL "
+        f"SELECT 1, lexeme, NULL, sum(df)::bigint, NULL, NULL FROM term_stats WHERE collection_id = %s "
         f"AND lexeme = ANY(%s){seen} GROUP BY lexeme HAVING sum(df) > 0 UNION ALL "
         f"SELECT 2, t.* FROM ({tops_sql}) t",
-        [cid, *owners, cid, terms, *owners, terms, *tops_params, read]).fetchall()
+        [cid, *owners, cid, terms, *owners, terms, [None] * len(terms), [None] * len(terms), *tops_params,
+         step]).fetchall()
     n, total = next(((r[3], r[4]) for r in rows if r[0] == 0), (0, 0))
     if not n:
         return []
@@ -192,29 +195,35 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     if not weights:
         return []
     avgdl = max(1, total) / n
-    wanted = list(weights)
     tops = [r[1:] for r in rows if r[0] == 2 and r[1] in weights]
     known: dict[str, dict[str, float]] = {}  # chunk → term → its share of the score
     complete: set[str] = set()  # chunks whose every query term's share is known
+    floors: dict[str, float] = {}  # per term with more to read: the most an unread posting adds
+    after: dict[str, tuple[float, str]] = {}  # per term: where its reading stopped
+    read = 0
     while True:
-        floors: dict[str, float] = {}  # per term still being read: the most an unread posting adds
         counts: Counter[str] = Counter()
         last: dict[str, tuple[int, int]] = {}
-        for term, chunk_id, tf, length in tops:
+        for term, chunk_id, tf, length, stored in tops:
             known.setdefault(chunk_id, {})[term] = weights[term] * impact(tf, length, avgdl)
             counts[term] += 1
             last[term] = (tf, length)
-        for term in wanted:
-            if counts[term] == read:  # more to read: its next posting adds at most about what its last did
+            after[term] = (stored, chunk_id)
+        read += step
+        for term in list(weights) if not floors else list(floors):
+            if counts[term] == step:  # more to read: its next posting adds at most about what its last did
                 floors[term] = weights[term] * impact(*last[term], avgdl)
+            else:
+                floors.pop(term, None)
         scores = _complete(cur, known, complete, weights, floors, avgdl, k)
         best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         theta = best[-1][1] if len(best) == k else 0.0
         if not floors or sum(floors.values()) <= theta or read >= depth:
             return best
-        read = min(depth, read * 4)
-        wanted = list(floors)  # the terms read to their end have nothing more to give
-        tops = cur.execute(tops_sql, [wanted, *tops_params, read]).fetchall()
+        step = min(depth - read, read * 3)  # 4x as deep as before
+        wanted = list(floors)
+        tops = cur.execute(tops_sql, [wanted, [after[t][0] for t in wanted], [after[t][1] for t in wanted],
+                                      *tops_params, step]).fetchall()
 
 
 def _complete(cur: psycopg.Cursor, known: dict[str, dict[str, float]], complete: set[str],
@@ -233,7 +242,7 @@ def _complete(cur: psycopg.Cursor, known: dict[str, dict[str, float]], complete:
                 upper[chunk] = lower[chunk] + doubt
             else:
                 complete.add(chunk)
-    batch = max(2 * k, 50)
+    batch = max(2 * k, 200)
     while upper:
         theta = heapq.nlargest(k, lower.values())[-1] if len(lower) >= k else 0.0
         part = [chunk for chunk in heapq.nlargest(batch, upper, key=upper.__getitem__) if upper[chunk] > theta]
