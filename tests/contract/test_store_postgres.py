@@ -25,13 +25,13 @@ from ragline.models import Scope, content_hash
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
-from ragline.analyzer import query_terms
+from ragline.analyzer import analyze, query_terms
 from ragline.store.postgres import keywords
 from ragline.store.postgres.keywords import term_counts
 from ragline.store.postgres.schema import MIGRATIONS
 from ragline.store.types import ChunkRecord, DocumentRecord
 
-from tests.contract_helpers import claim_in_parallel
+from tests.contract_helpers import claim_in_parallel, doc_id
 from tests.paths import SCIFACT, needs
 from tests.pg_server import (  # noqa: F401  (pg_url is a fixture)
     admin_connect,
@@ -240,6 +240,42 @@ def test_a_keyword_query_reads_a_bounded_number_of_rows(store) -> None:
     assert found == exact
 
 
+def test_postings_and_keyword_statistics_follow_every_write(store, pg_url) -> None:  # noqa: F811
+    """Writes, re-writes and deletes by several owners, in two collections: the postings
+    are exactly the chunks' terms, and df, chunk counts and lengths per owner are what
+    counting them gives; a deleted collection leaves none of its rows."""
+    rng = random.Random(5)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "café", "cafe"]
+    hr = Scope("acme", ("hr",))
+    for scope in (A, hr):
+        collection(store, scope)
+    for step in range(80):
+        scope = Scope("acme", rng.choice([A, hr]).collections, rng.choice([None, "ann", "bob"]))
+        source = f"d{rng.randint(0, 12)}"
+        if rng.random() < 0.25:
+            store.delete_documents(scope, [doc_id(scope, source)])
+        else:
+            put(store, scope, source, [" ".join(rng.choices(words, k=rng.randint(0, 12)))
+                                       for _ in range(rng.randint(0, 3))], version=str(step))
+    with admin_connect(pg_url) as conn:
+        assert conn.execute("SELECT collection_id, owner, lexeme, df FROM term_stats WHERE df <> 0 ORDER BY 1, 2, 3"
+                            ).fetchall() == conn.execute(
+            "SELECT collection_id, coalesce(owner, ''), lexeme, count(*) FROM postings GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
+        ).fetchall()
+        assert conn.execute("SELECT collection_id, owner, chunks, length FROM owner_totals WHERE chunks <> 0 "
+                            "ORDER BY 1, 2").fetchall() == conn.execute(
+            "SELECT collection_id, coalesce(owner, ''), count(*), sum(length) FROM chunks GROUP BY 1, 2 ORDER BY 1, 2"
+        ).fetchall()
+        for chunk_id, text in conn.execute("SELECT id, text FROM chunks").fetchall():
+            stored = dict(conn.execute("SELECT lexeme, tf FROM postings WHERE chunk_id = %s", (chunk_id,)).fetchall())
+            assert stored == term_counts(" ".join(analyze(text)))[0]
+    store.delete_collection(A)
+    with admin_connect(pg_url) as conn:
+        for table in ("postings", "term_stats", "owner_totals"):
+            assert conn.execute(f"SELECT count(*) FROM {table} WHERE collection_id <> ALL(SELECT id FROM collections)"
+                                ).fetchone() == (0,)
+
+
 def test_term_counts_keep_exact_frequencies_and_fold_as_fts5() -> None:
     freq, n = term_counts("cat sat cat it's back\\slash café cafe")
     assert n == 7 and freq == {"cat": 2, "sat": 1, "it's": 1, "back\\slash": 1, "cafe": 2}
@@ -317,6 +353,7 @@ def test_catalog_only_builds_no_index(tmp_path, pg_url) -> None:  # noqa: F811
             hnsw = cur.execute("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw_%'").fetchone()
             assert hnsw == (0,)
             assert cur.execute("SELECT tsv FROM chunks").fetchall() == [(None,)]
+            assert cur.execute("SELECT count(*) FROM postings").fetchone() == (0,)
         assert [h.text for h in pg.get_hits(A, [("c", 1.0)])] == ["words"]
         assert pg.vectors(A, ["c"])["c"].dtype == np.float32
     finally:
@@ -421,6 +458,46 @@ def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url
     try:
         assert s.catalog.usage("acme") == expected and expected.bytes == len("één twee".encode()) + 4 + 2 * 4 * DIM
         assert s.admin.verify_api_key(secret).owner is None
+    finally:
+        s.close()
+
+
+def test_version_10_database_gains_postings_from_its_tsvectors(tmp_path, pg_url) -> None:  # noqa: F811
+    """Migration 11 on a database written before it (keyword terms in ``chunks.tsv``):
+    postings and statistics are built from the tsvectors, and keyword search ranks as
+    it did, for every owner; later writes keep them in step."""
+    s = open_store(_settings(tmp_path, pg_url))
+    collection(s, A)
+    rng = random.Random(11)
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    for d in range(30):
+        put(s, Scope("acme", ("kb",), [None, "ann", "bob"][d % 3]), f"d{d}",
+            [" ".join(rng.choices(words, k=rng.randint(2, 25))) for _ in range(2)])
+    queries = [rng.sample(words, 3) for _ in range(10)]
+    scopes = [Scope("acme", ("kb",), owner) for owner in (None, "ann", "bob")]
+    expected = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
+    s.close()
+    with admin_connect(pg_url) as conn:  # back to version 10: terms in tsvectors, no postings
+        for chunk_id, text in conn.execute("SELECT id, text FROM chunks").fetchall():
+            positions: dict[str, list[int]] = {}
+            for i, term in enumerate(analyze(text), 1):
+                positions.setdefault(term, []).append(i)
+            literal = " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
+            conn.execute("UPDATE chunks SET tsv = %s::tsvector WHERE id = %s", (literal, chunk_id))
+        conn.execute("DROP TABLE postings, term_stats, owner_totals; CREATE INDEX chunks_tsv ON chunks USING gin (tsv); "
+                     "DELETE FROM schema_migrations WHERE version = 11")
+    s = open_store(_settings(tmp_path, pg_url))
+    try:
+        found = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
+        for got, want in zip(found, expected):
+            assert [c for c, _ in got] == [c for c, _ in want]
+            assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9)
+        put(s, Scope("acme", ("kb",), "ann"), "d1", ["alpha alpha golf"], version="2")  # re-ingest: stats move
+        with admin_connect(pg_url) as conn:
+            kept = conn.execute("SELECT collection_id, owner, lexeme, df FROM term_stats ORDER BY 1, 2, 3").fetchall()
+            counted = conn.execute("SELECT collection_id, coalesce(owner, ''), lexeme, count(*) FROM postings "
+                                   "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
+            assert kept == counted
     finally:
         s.close()
 

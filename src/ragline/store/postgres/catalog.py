@@ -5,17 +5,18 @@
   queries of collections above ``exact_below`` chunks use (``hnsw.iterative_scan``
   keeps owner and filter predicates from starving results); smaller ones are
   searched exactly. Scores are ``1 - distance``.
-- Keyword search: BM25 computed in SQL exactly as SQLite FTS5's ``bm25()`` does,
-  over a ``tsvector`` built from ragline's own analyzed terms (never re-parsed),
-  with N and the average length kept per collection in ``collections``, so one
-  tenant's text never shifts another's scores. A collection's language
-  (``config["language"]``) is applied by ragline's analyzer before the terms get
-  here, as on every backend (``ragline_tsv_length`` from migration 1 is unused).
+- Keyword search: BM25 as SQLite FTS5's ``bm25()`` computes it, over impact-ordered
+  postings of ragline's own analyzed terms (never re-parsed) written with the
+  chunks, with N, lengths and document frequencies kept per collection and owner
+  (``keywords``), so one tenant's text never shifts another's scores. A
+  collection's language (``config["language"]``) is applied by ragline's analyzer
+  before the terms get here, as on every backend. ``chunks.tsv`` (migration 1) is
+  no longer written or read (migration 11 moved it into postings).
 - Every transaction is scoped (``ragline.tenant``) for Row-Level Security; see
   ``schema``.
 
 ``index=False`` keeps the catalog only (an external index, Qdrant, searches):
-no tsvector and no HNSW index is built.
+no postings and no HNSW index are built.
 """
 
 from __future__ import annotations
