@@ -341,6 +341,38 @@ def test_hnsw_index_is_built_used_and_dropped(store, tmp_path, pg_url) -> None: 
         assert conn.execute("SELECT to_regclass(%s)", (f"chunks_hnsw_{cid}",)).fetchone() == (None,)
 
 
+def test_filtered_hnsw_returns_the_filtered_top_k(store, tmp_path, pg_url) -> None:  # noqa: F811
+    """An owner's scope with a metadata filter that keeps 3 % of the rows, searched as a
+    collection served by its HNSW index (ef_search 10, the planner told to prefer
+    indexes): k rows, all allowed, nearly all of the exact top k. (For a filter this
+    selective the planner reads the allowed rows first; for wider ones it walks the
+    graph with an iterative scan: ``test_hnsw_index_is_built_used_and_dropped``.)"""
+    dim, scope = 16, Scope("t", ("kb",), "ann")
+    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
+    rng = np.random.default_rng(4)
+    centers = _clustered(store, 25, 100, dim, rng)
+    store.close()
+    with admin_connect(pg_url) as conn:  # 1,000 rows: make the planner take the index, as at scale
+        conn.execute("ANALYZE")
+        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+        conn.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
+        conn.execute(f"ALTER DATABASE {name} SET enable_bitmapscan = off")
+    store = open_store(_settings(tmp_path, pg_url, ef_search=10))
+    pg = store.catalog
+    recalls = []
+    for i in range(12):
+        query = centers[i % 12] + 0.25 * rng.normal(size=dim)
+        pg.exact_below = 10_000
+        exact = store.dense_search(scope, query, 10, {"n": 0})
+        pg.exact_below = 1
+        approx = store.dense_search(scope, query, 10, {"n": 0})
+        assert len(approx) == 10
+        recalls.append(len({c for c, _ in approx} & {c for c, _ in exact}) / 10)
+    assert {h.metadata["n"] for h in store.get_hits(scope, approx)} == {0}
+    assert np.mean(recalls) >= 0.95, recalls
+    store.close()
+
+
 def test_catalog_only_builds_no_index(tmp_path, pg_url) -> None:  # noqa: F811
     pg = PostgresStore(pg_url, _settings(tmp_path, pg_url), index=False)
     try:
