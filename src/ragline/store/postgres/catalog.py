@@ -287,9 +287,15 @@ class PostgresStore(AdminTables):
                                removed=removed, removed_chunks=len(old), removed_length=sum(r[1] for r in old))
             added, length = one_row(cur, "SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
                                     (document.id,))
-            cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
-                        "length_total = length_total + %s WHERE id = %s",
-                        (added - len(old), length - sum(r[1] for r in old), cid))
+            total = one_row(cur, "UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
+                            "length_total = length_total + %s WHERE id = %s RETURNING chunk_total",
+                            (added - len(old), length - sum(r[1] for r in old), cid))[0]
+        if self.index_enabled and total - added + len(old) < self.exact_below <= total:
+            # The collection's dense search moves to its HNSW index now: give the planner
+            # statistics that say so (a new table has none until autovacuum's next round,
+            # and without them it sorts every row instead), and the visibility map that
+            # index-only reads of postings need.
+            vacuum(self._pool, ["chunks", "postings"], self._timeout_ms)
         return sorted({r[0] for r in old} - {c.id for c in chunks})
 
     @staticmethod
