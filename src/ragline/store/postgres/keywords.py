@@ -14,13 +14,16 @@ cost bounded by the number of query terms, not by the chunks they match:
   counted. Owner '' is the shared rows. A scope with an owner sums the shared rows'
   and its own (what it may read, ``visibility``); one without sums every owner's, as
   the collection's totals (``collections.chunk_total``) do.
-- A query reads, per term, at most ``depth`` postings the scope may see (tenant,
-  owner, metadata filters applied in that read), best impact first; the union of
-  those chunks is scored exactly (every query term's posting of each, with today's
-  N, average length and df). Terms with at most ``depth`` visible postings are read
-  whole, so the ranking is exact whenever no term is that common; otherwise a chunk
-  is missed only if it is in no term's top ``depth`` yet would reach the top k
-  (docs/scaling.md measures how often: top-10 agreement with SQLite).
+- A query reads, in one statement, the statistics and each term's best
+  ``FIRST_DEPTH`` (at least k) postings the scope may see (tenant, owner, metadata
+  filters applied in that read), then scores what it read exactly (with today's N,
+  average length and df), fetching by key the missing postings of the chunks that
+  could still reach the top k. It stops when no unread posting can lift a chunk
+  above the k-th score (a term's last posting read bounds its unread ones: the
+  threshold algorithm), else reads each term on, 4× deeper, up to ``DEPTH`` postings
+  per term: the bound on a query's cost. Exact while the average length has not
+  drifted since the postings were written, and whenever no term is cut at ``DEPTH``
+  (docs/scaling.md measures the agreement with SQLite).
 """
 
 from __future__ import annotations
@@ -147,7 +150,7 @@ after the last one read (none yet: NULL)."""
 
 _MISSING = """
 SELECT chunk_id, lexeme, tf, length FROM postings
-WHERE chunk_id = ANY(%s::text[]) AND lexeme = ANY(%s::text[]) AND %s > 0
+WHERE chunk_id = ANY(%s::text[]) AND lexeme = ANY(%s::text[]) AND tenant = %s
 """
 """The query terms' postings of some chunks (those the top lists left incomplete): one
 scan of the primary key for them all."""
@@ -215,7 +218,7 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
                 floors[term] = weights[term] * impact(*last[term], avgdl)
             else:
                 floors.pop(term, None)
-        scores = _complete(cur, known, complete, weights, floors, avgdl, k)
+        scores = _complete(cur, scope.tenant, known, complete, weights, floors, avgdl, k)
         best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
         theta = best[-1][1] if len(best) == k else 0.0
         if not floors or sum(floors.values()) <= theta or read >= depth:
@@ -226,7 +229,7 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
                                       *tops_params, step]).fetchall()
 
 
-def _complete(cur: psycopg.Cursor, known: dict[str, dict[str, float]], complete: set[str],
+def _complete(cur: psycopg.Cursor, tenant: str, known: dict[str, dict[str, float]], complete: set[str],
               weights: dict[str, float], floors: dict[str, float], avgdl: float, k: int) -> dict[str, float]:
     """Chunk → score, exact for every chunk that could reach the top k. A term a chunk
     lacks in the lists read is absent from it if its list was read to the end; else the
@@ -248,7 +251,7 @@ def _complete(cur: psycopg.Cursor, known: dict[str, dict[str, float]], complete:
         part = [chunk for chunk in heapq.nlargest(batch, upper, key=upper.__getitem__) if upper[chunk] > theta]
         if not part:
             break
-        for chunk, term, tf, length in cur.execute(_MISSING, [part, list(weights), len(weights)]):
+        for chunk, term, tf, length in cur.execute(_MISSING, [part, list(weights), tenant]):
             known[chunk][term] = weights[term] * impact(tf, length, avgdl)
         for chunk in part:
             lower[chunk] = sum(known[chunk].values())

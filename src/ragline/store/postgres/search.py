@@ -46,16 +46,19 @@ class PostgresSearch(TablesAreTheIndex):
         results: list[tuple[str, float]] = []
         with self.db.tx(scope.tenant) as cur:
             # ef_search below k would cap what one HNSW pass can return.
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true), "
-                        "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                        (str(min(1000, max(self._ef_search, k))),))
             for ref in collections:
                 check_ref(scope, ref)
+            # The settings and the collections' sizes in one round trip.
+            sizes = dict(cur.execute(
+                "SELECT c.id, c.chunk_total FROM (SELECT set_config('hnsw.ef_search', %s, true), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true)) s, collections c WHERE c.id = ANY(%s)",
+                (str(min(1000, max(self._ef_search, k))), [row_id(ref) for ref in collections])).fetchall())
+            for ref in collections:
                 if query.shape[0] != ref.dimension:
                     raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
                                              f"has {ref.dimension}")
                 cid = row_id(ref)
-                row = cur.execute("SELECT chunk_total FROM collections WHERE id = %s", (cid,)).fetchone()
+                row = (sizes[cid],) if cid in sizes else None
                 if not row or row[0] == 0:
                     continue
                 # The ANN form repeats the index's expression and predicate (literals, so the
