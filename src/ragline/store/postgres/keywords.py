@@ -42,8 +42,9 @@ from .filters import B, K1, compile_postgres, lexeme
 
 FIRST_DEPTH = 100
 """Postings read per query term in the first round (at least k)."""
-DEPTH = 6400
-"""The most postings read per query term: the bound on a query's cost."""
+DEPTH = 800
+"""The most postings read per query term: the bound on a query's cost (6,400 cost 120 ms
+p50 at 100,000 chunks for SciFact's long queries; docs/scaling.md)."""
 
 
 def owner_key(owner: str | None) -> str:
