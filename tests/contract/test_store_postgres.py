@@ -373,6 +373,29 @@ def test_filtered_hnsw_returns_the_filtered_top_k(store, tmp_path, pg_url) -> No
     store.close()
 
 
+def test_bulk_load_builds_the_hnsw_index_once_after_the_load(store, pg_url) -> None:  # noqa: F811
+    """Inside ``bulk_load`` the collection has no HNSW index (not even after another
+    ``ensure_collection``, which a loader calls per document); after it, a valid one,
+    and search finds what was loaded."""
+    dim, scope = 16, Scope("t", ("kb",))
+    store.ensure_collection(scope, model_id=MODEL, dimension=dim)
+    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
+
+    def index_state():
+        with admin_connect(pg_url) as conn:
+            return conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
+                                (f"chunks_hnsw_{cid}",)).fetchone()
+
+    assert index_state() == (True,)
+    with store.catalog.bulk_load(scope):
+        assert index_state() is None
+        centers = _clustered(store, 4, 30, dim, np.random.default_rng(1))
+        store.ensure_collection(scope, model_id=MODEL, dimension=dim)
+        assert index_state() is None
+    assert index_state() == (True,)
+    assert len(store.dense_search(Scope("t", ("kb",), "ann"), centers[0], 5)) == 5
+
+
 def test_catalog_only_builds_no_index(tmp_path, pg_url) -> None:  # noqa: F811
     pg = PostgresStore(pg_url, _settings(tmp_path, pg_url), index=False)
     try:

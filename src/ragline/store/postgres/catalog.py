@@ -83,6 +83,7 @@ class PostgresStore(AdminTables):
         store = settings.store
         self._timeout_ms = int(store.statement_timeout_s * 1000)
         self._ann_ready: set[int] = set()
+        self._bulk: set[int] = set()  # collections inside ``bulk_load``: no HNSW index until it ends
         kwargs = {"connect_timeout": max(1, math.ceil(store.connect_timeout)), "application_name": "ragline"}
         self._use_role, self.rls_enforced = prepare(url, kwargs)
         self.db = PostgresDatabase(url, kwargs, pool_size=store.pool_size, connect_timeout=store.connect_timeout,
@@ -149,7 +150,7 @@ class PostgresStore(AdminTables):
             if (found_model, found_dim) != (model_id, dimension):
                 raise ModelMismatchError.between(scope.collection, found_model, found_dim, model_id, dimension)
         if (self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready
-                and ensure_ann_index(self._pool, cid, dimension, self._timeout_ms)):
+                and cid not in self._bulk and ensure_ann_index(self._pool, cid, dimension, self._timeout_ms)):
             self._ann_ready.add(cid)
         return self.get_collection(scope)
 
@@ -207,11 +208,13 @@ class PostgresStore(AdminTables):
         ref = self.resolve(scope)[0]
         cid = row_id(ref)
         if self.index_enabled:
+            self._bulk.add(cid)  # ensure_collection must not build it again meanwhile
             self._ann_ready.discard(cid)
             drop_ann_index(self._pool, cid, self._timeout_ms)
         try:
             yield
         finally:
+            self._bulk.discard(cid)
             if (self.index_enabled and ref.dimension <= HNSW_MAX_DIM
                     and ensure_ann_index(self._pool, cid, ref.dimension, self._timeout_ms)):
                 self._ann_ready.add(cid)
