@@ -83,6 +83,7 @@ bench-followups: install-dev  ## follow-up recall over 55 conversations (ingests
 	$(BIN)/python bench/followups.py
 
 bench-backends: install-dev  ## every store backend side by side (SciFact, 100k and 1M synthetic chunks) → bench/backends.md
+	# PostgreSQL at 1M chunks: about 20 min of bulk load, then the HNSW build (2 cores; docs/scaling.md).
 	$(BIN)/python bench/backends.py --synthetic 100000 1000000 --synthetic-backends sqlite,postgresql
 	# Qdrant's local mode is brute force in Python: measured at a size it is meant for.
 	$(BIN)/python bench/backends.py --skip-scifact --backends qdrant --synthetic 20000

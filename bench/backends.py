@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ragline.embed import make_embedder
-from ragline.eval.backends import congruence, corpus_sentences, synthetic_bench
+from ragline.eval.backends import agreement, congruence, corpus_sentences, synthetic_bench
 from ragline.eval.beir import load_dataset
 from ragline.settings import Settings
 
@@ -64,15 +64,23 @@ def markdown(results: dict) -> str:
                              f"{m['top10_overlap']:.3f} | {m['p50_ms']} | {m['p95_ms']} |")
         lines.append("")
     for n, rows in results.get("synthetic", {}).items():
-        lines += [f"## {int(n):,} synthetic chunks (clustered 384-d vectors, SciFact sentences as text)", "",
-                  "| backend | load s | dense recall@10 | dense p50 / p95 ms | hybrid p50 / p95 ms |",
-                  "| --- | --- | --- | --- | --- |"]
+        lines += [f"## {int(n):,} synthetic chunks (clustered 384-d vectors, 3 SciFact sentences each, half of the "
+                  "documents private to one owner; SciFact queries for the keyword side)", "",
+                  "| backend | load s | incremental chunks/s | dense recall@10 unfiltered / owner / owner+metadata | "
+                  "dense p50 / p95 ms | keyword p50 / p95 ms | keyword top-10 vs SQLite | hybrid p50 / p95 ms | "
+                  "hybrid top-10 vs SQLite |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {name} | — | — | — | {r['error']} |")
+                lines.append(f"| {name} | — | — | — | — | — | — | — | {r['error']} |")
                 continue
-            lines.append(f"| {name} | {r['load_s']} | {r['recall@10']:.4f} | {r['dense_p50_ms']} / {r['dense_p95_ms']} | "
-                         f"{r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} |")
+            filtered = r.get("recall@10_filtered", {})
+            recall = " / ".join(f"{filtered[k]:.3f}" for k in ("unfiltered", "owner", "owner+metadata")
+                                if k in filtered) or f"{r['recall@10']:.4f}"
+            lines.append(f"| {name} | {r['load_s']} | {r.get('incremental_chunks_per_s') or '—'} | {recall} | "
+                         f"{r['dense_p50_ms']} / {r['dense_p95_ms']} | "
+                         f"{r.get('keyword_p50_ms', '—')} / {r.get('keyword_p95_ms', '—')} | "
+                         f"{r.get('keyword_top10_vs_sqlite', '—')} | {r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} | "
+                         f"{r.get('hybrid_top10_vs_sqlite', '—')} |")
         lines.append("")
     return "\n".join(lines)
 
@@ -86,6 +94,8 @@ def main() -> None:
     parser.add_argument("--skip-scifact", action="store_true")
     parser.add_argument("--qdrant-url", default=None)
     parser.add_argument("--output", type=Path, default=ROOT / "bench")
+    parser.add_argument("--home", type=Path, default=None,
+                        help="keep ragline's home (its embedding cache) here between runs; default: a scratch folder")
     args = parser.parse_args()
     backends = args.backends.split(",")
     settings = Settings()
@@ -98,7 +108,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="ragline-backends-", dir="/tmp") as scratch_dir:
         scratch = Path(scratch_dir)
         os.chmod(scratch, 0o755)
-        home = scratch / "home"
+        home = args.home or scratch / "home"
         run_settings = settings.model_copy(update={"home": home})
         if not args.skip_scifact:
             dataset = load_dataset(args.dataset, "test")
@@ -111,12 +121,18 @@ def main() -> None:
         sentences = corpus_sentences(args.dataset / "corpus.jsonl")
         synth_backends = (args.synthetic_backends or args.backends).split(",")
         results.setdefault("synthetic", {})
+        questions = [json.loads(line)["text"] for line in (args.dataset / "queries.jsonl").open(encoding="utf-8")]
         for n in args.synthetic:
             rows = results["synthetic"].setdefault(str(n), {})
+            tops: dict[str, dict] = {}
             for name, url in urls(scratch, synth_backends, args.qdrant_url).items():
                 log(f"synthetic {n:,} on {name}…")
                 try:
-                    rows[name] = synthetic_bench(run_settings, url, n, sentences, log=log)
+                    rows[name] = synthetic_bench(run_settings, url, n, sentences, keyword_queries=questions, log=log)
+                    tops[name] = rows[name].pop("_tops")
+                    if "sqlite" in tops and name != "sqlite":
+                        for mode in ("keyword", "hybrid"):
+                            rows[name][f"{mode}_top10_vs_sqlite"] = agreement(tops[name][mode], tops["sqlite"][mode])
                 except Exception as exc:  # noqa: BLE001 — one backend failing must not lose the others' figures
                     rows[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
                 log(json.dumps(rows[name]))

@@ -1,6 +1,6 @@
 """Text analysis for keyword search: lowercase word tokens, stopwords removed,
 Snowball stems, in the collection's language (English by default). The same
-function indexes and queries, on every backend (SQLite FTS5, PostgreSQL tsvector
+function indexes and queries, on every backend (SQLite FTS5, PostgreSQL postings
 and Qdrant sparse vectors all store the terms made here).
 
 Languages are Snowball's (PyStemmer) that have a stopword list: English keeps the

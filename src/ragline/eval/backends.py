@@ -6,7 +6,8 @@ recall@10 against exact search. Used by ``make bench`` (full size) and by tests
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -141,37 +142,106 @@ def dense_recall(store: Store, scope: Scope, vectors: np.ndarray, ids: list[str]
 
 
 def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str], *, dim: int = 384,
-                    queries: int = 100, log: Log = print) -> dict[str, Any]:
-    """Load ``n`` clustered vectors into the store at ``url`` and measure dense recall@10
-    against exact search, dense and hybrid (dense + keyword, fused) p50/p95."""
+                    queries: int = 100, keyword_queries: list[str] | None = None, incremental: float = 0.01,
+                    log: Log = print) -> dict[str, Any]:
+    """Load ``n`` clustered vectors into the store at ``url`` (every second document
+    private to owner "alice"; a store with ``bulk_load`` builds its ANN index once
+    after the load), then ``incremental`` × n more chunks through the ordinary write
+    path, and measure: dense recall@10 against exact search unfiltered (alice sees
+    every row), owner-filtered (a shared-only scope: half the rows) and owner +
+    metadata filtered (a tenth); dense, keyword and hybrid (dense + keyword, fused)
+    p50/p95. ``keyword_queries`` (default: chunk texts) are analysed with
+    ``query_terms``. The result's ``_tops`` (keyword and hybrid top-10 chunk ids per
+    query) let the caller compare backends; pop it before saving."""
     clusters = max(10, n // 1000)
-    vectors = clustered_vectors(n + queries, dim, clusters)
-    vectors, probes = vectors[:n], vectors[n:]  # probes: new points from the same clusters
+    extra = int(n * incremental) // 100 * 100
+    vectors = clustered_vectors(n + extra + queries, dim, clusters)
+    probes = vectors[n + extra:]  # probes: new points from the same clusters
+    vectors = vectors[:n + extra]
     scope = Scope("bench", (f"synthetic-{n}",))
+    alice = Scope(scope.tenant, scope.collections, "alice")
+    text_list, terms = synthetic_texts(texts, n + extra)
     store = open_store(settings, url)
     try:
-        seconds = synthetic_load(store, scope, vectors, texts, log=log)
-        ids = [stable_id(synthetic_doc_id(scope, i // 100), str(i)) for i in range(n)]
-        recalls, dense_ms, hybrid_ms = [], [], []
+        store.ensure_collection(scope, model_id="synthetic/clustered", dimension=dim)
+        bulk = getattr(store.catalog, "bulk_load", None)
+        started = time.perf_counter()
+        with bulk(scope) if bulk is not None else _nothing():
+            synthetic_load(store, scope, vectors[:n], text_list[:n], owner_every=2, terms=terms[:n], log=log)
+            loaded = time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        incremental_s = 0.0
+        if extra:
+            started = time.perf_counter()
+            _load_more(store, scope, vectors, text_list, terms, n, extra)
+            incremental_s = time.perf_counter() - started
+        total = n + extra
+        ids = [stable_id(synthetic_doc_id(scope, i // 100, "alice" if (i // 100) % 2 == 1 else None), str(i))
+               for i in range(total)]
+        shared = np.array([(i // 100) % 2 == 0 for i in range(total)])
+        bucket0 = np.array([(i // 100) % 10 == 0 for i in range(total)])
+        probe_sample = probes[:min(len(probes), 50)]
+        recall = {"unfiltered": dense_recall(store, alice, vectors, ids, probe_sample),
+                  "owner": dense_recall(store, scope, vectors, ids, probe_sample, shared),
+                  "owner+metadata": dense_recall(store, scope, vectors, ids, probe_sample, shared & bucket0,
+                                                 {"bucket": 0})}
+        questions = keyword_queries or [text_list[(q * 7919) % total] for q in range(queries)]
+        dense_ms, keyword_ms, hybrid_ms = [], [], []
+        tops: dict[str, list[list[str]]] = {"keyword": [], "hybrid": []}
         for q, probe in enumerate(probes):
-            exact = {ids[i] for i in np.argpartition(-(vectors @ probe), 10)[:10]}
+            words = query_terms(questions[q % len(questions)])
             started = time.perf_counter()
-            found = store.dense_search(scope, probe, 10)
+            store.dense_search(alice, probe, 10)
             dense_ms.append((time.perf_counter() - started) * 1000)
-            recalls.append(len(exact & {cid for cid, _ in found}) / 10)
             started = time.perf_counter()
-            dense = store.dense_search(scope, probe, 100)
-            keyword = store.keyword_search(scope, query_terms(texts[(q * 7919) % len(texts)])[:8], 100)
-            store.get_hits(scope, weighted_fusion([dense, keyword], [0.5, 0.5])[:10])
+            found = store.keyword_search(alice, words, 10)
+            keyword_ms.append((time.perf_counter() - started) * 1000)
+            tops["keyword"].append([c for c, _ in found])
+            started = time.perf_counter()
+            dense = store.dense_search(alice, probe, 100)
+            keyword = store.keyword_search(alice, words, 100)
+            hits = store.get_hits(alice, weighted_fusion([dense, keyword], [0.5, 0.5])[:10])
             hybrid_ms.append((time.perf_counter() - started) * 1000)
-        return {"backend": backend_for(url), "chunks": n, "load_s": round(seconds, 1),
-                "recall@10": round(float(np.mean(recalls)), 4),
-                "dense_p50_ms": round(float(np.percentile(dense_ms, 50)), 2),
-                "dense_p95_ms": round(float(np.percentile(dense_ms, 95)), 2),
-                "hybrid_p50_ms": round(float(np.percentile(hybrid_ms, 50)), 2),
-                "hybrid_p95_ms": round(float(np.percentile(hybrid_ms, 95)), 2)}
+            tops["hybrid"].append([h.chunk_id for h in hits])
+
+        def pct(values: list[float], p: int) -> float:
+            return round(float(np.percentile(values, p)), 2)
+
+        return {"backend": backend_for(url), "chunks": total, "load_s": round(seconds, 1),
+                "index_build_s": round(seconds - loaded, 1), "incremental_chunks": extra,
+                "incremental_chunks_per_s": round(extra / incremental_s, 1) if extra else None,
+                "recall@10": recall["unfiltered"], "recall@10_filtered": recall,
+                "dense_p50_ms": pct(dense_ms, 50), "dense_p95_ms": pct(dense_ms, 95),
+                "keyword_p50_ms": pct(keyword_ms, 50), "keyword_p95_ms": pct(keyword_ms, 95),
+                "hybrid_p50_ms": pct(hybrid_ms, 50), "hybrid_p95_ms": pct(hybrid_ms, 95), "_tops": tops}
     finally:
         store.close()
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _load_more(store: Store, scope: Scope, vectors: np.ndarray, texts: list[str], terms: list[str], start: int,
+               count: int) -> None:
+    """Documents ``start // 100`` on (100 chunks each, owners as ``synthetic_load``
+    with ``owner_every=2``), written one by one after the bulk load."""
+    for first in range(start, start + count, 100):
+        d = first // 100
+        owner = "alice" if d % 2 == 1 else None
+        doc_id = synthetic_doc_id(scope, d, owner)
+        chunks = [ChunkRecord(id=stable_id(doc_id, str(i)), position=i - first, text=texts[i],
+                              content_hash=content_hash(texts[i]), start=0, end=len(texts[i]), terms=terms[i])
+                  for i in range(first, first + 100)]
+        record = DocumentRecord(id=doc_id, source=f"doc{d}", origin=None, title=None, media_type="text/plain",
+                                content_hash=str(d), metadata={"bucket": d % 10})
+        store.put_document(Scope(scope.tenant, scope.collections, owner), record, chunks, vectors[first:first + 100])
+
+
+def agreement(tops: list[list[str]], reference: list[list[str]]) -> float:
+    """Mean share of each reference top-10 found in the same query's top-10."""
+    return round(float(np.mean([len(set(a) & set(b)) / max(1, len(b)) for a, b in zip(tops, reference)])), 4)
 
 
 def corpus_sentences(corpus: Path, limit: int = 20_000) -> list[str]:

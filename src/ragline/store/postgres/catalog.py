@@ -5,17 +5,18 @@
   queries of collections above ``exact_below`` chunks use (``hnsw.iterative_scan``
   keeps owner and filter predicates from starving results); smaller ones are
   searched exactly. Scores are ``1 - distance``.
-- Keyword search: BM25 computed in SQL exactly as SQLite FTS5's ``bm25()`` does,
-  over a ``tsvector`` built from ragline's own analyzed terms (never re-parsed),
-  with N and the average length kept per collection in ``collections``, so one
-  tenant's text never shifts another's scores. A collection's language
-  (``config["language"]``) is applied by ragline's analyzer before the terms get
-  here, as on every backend (``ragline_tsv_length`` from migration 1 is unused).
+- Keyword search: BM25 as SQLite FTS5's ``bm25()`` computes it, over impact-ordered
+  postings of ragline's own analyzed terms (never re-parsed) written with the
+  chunks, with N, lengths and document frequencies kept per collection and owner
+  (``keywords``), so one tenant's text never shifts another's scores. A
+  collection's language (``config["language"]``) is applied by ragline's analyzer
+  before the terms get here, as on every backend. ``chunks.tsv`` (migration 1) is
+  no longer written or read (migration 11 moved it into postings).
 - Every transaction is scoped (``ragline.tenant``) for Row-Level Security; see
   ``schema``.
 
 ``index=False`` keeps the catalog only (an external index, Qdrant, searches):
-no tsvector and no HNSW index is built.
+no postings and no HNSW index are built.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ import json
 import logging
 import math
 import time
+from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -60,8 +63,10 @@ from ..types import (
 from .admin import AdminTables
 from .conn import PostgresDatabase
 from .conversations import PostgresConversations
-from .filters import nul_free, tsvector_literal
-from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference
+from .filters import nul_free
+from .keywords import move_stats, owner_key, removed_stats, write_postings
+from .schema import (HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference,
+                     vacuum)
 from .search import PostgresSearch
 
 log = logging.getLogger(__name__)
@@ -79,6 +84,7 @@ class PostgresStore(AdminTables):
         store = settings.store
         self._timeout_ms = int(store.statement_timeout_s * 1000)
         self._ann_ready: set[int] = set()
+        self._bulk: set[int] = set()  # collections inside ``bulk_load``: no HNSW index until it ends
         kwargs = {"connect_timeout": max(1, math.ceil(store.connect_timeout)), "application_name": "ragline"}
         self._use_role, self.rls_enforced = prepare(url, kwargs)
         self.db = PostgresDatabase(url, kwargs, pool_size=store.pool_size, connect_timeout=store.connect_timeout,
@@ -152,7 +158,7 @@ class PostgresStore(AdminTables):
             if (found_model, found_dim) != (model_id, dimension):
                 raise ModelMismatchError.between(scope.collection, found_model, found_dim, model_id, dimension)
         if (self.index_enabled and dimension <= HNSW_MAX_DIM and cid not in self._ann_ready
-                and ensure_ann_index(self._pool, cid, dimension, self._timeout_ms)):
+                and cid not in self._bulk and ensure_ann_index(self._pool, cid, dimension, self._timeout_ms)):
             self._ann_ready.add(cid)
         return self.get_collection(scope)
 
@@ -198,6 +204,30 @@ class PostgresStore(AdminTables):
             if self.index_enabled:
                 drop_ann_index(self._pool, row_id(ref), self._timeout_ms)
         return refs
+
+    @contextmanager
+    def bulk_load(self, scope: Scope) -> Iterator[None]:
+        """Around loading many documents into the scope's collection: its HNSW index is
+        dropped for the load and built once after it (one build is several times faster
+        than growing the graph row by row); dense search is exact meanwhile, and
+        postings and keyword statistics are written as always. Then the tables are
+        vacuumed, so keyword queries read postings from the index alone at once
+        (autovacuum would get there later)."""
+        ref = self.resolve(scope)[0]
+        cid = row_id(ref)
+        if self.index_enabled:
+            self._bulk.add(cid)  # ensure_collection must not build it again meanwhile
+            self._ann_ready.discard(cid)
+            drop_ann_index(self._pool, cid, self._timeout_ms)
+        try:
+            yield
+        finally:
+            self._bulk.discard(cid)
+            if (self.index_enabled and ref.dimension <= HNSW_MAX_DIM
+                    and ensure_ann_index(self._pool, cid, ref.dimension, self._timeout_ms)):
+                self._ann_ready.add(cid)
+            if self.index_enabled:
+                vacuum(self._pool, ["chunks", "postings", "term_stats"], self._timeout_ms)
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "
@@ -260,13 +290,23 @@ class PostgresStore(AdminTables):
             cid = row_id(ref)
             # The upsert comes first: its row lock serialises writers of one document.
             self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
+            removed = removed_stats(cur, [document.id]).get((cid, owner_key(scope.owner))) if self.index_enabled else None
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
             self._insert_chunks(cur, scope, ref, document, chunks, vectors)
+            if self.index_enabled:  # postings and keyword statistics, in this transaction
+                write_postings(cur, cid, scope.tenant, scope.owner, [(c.id, c.terms) for c in chunks],
+                               removed=removed, removed_chunks=len(old), removed_length=sum(r[1] for r in old))
             added, length = one_row(cur, "SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
                                     (document.id,))
-            cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
-                        "length_total = length_total + %s WHERE id = %s",
-                        (added - len(old), length - sum(r[1] for r in old), cid))
+            total = one_row(cur, "UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
+                            "length_total = length_total + %s WHERE id = %s RETURNING chunk_total",
+                            (added - len(old), length - sum(r[1] for r in old), cid))[0]
+        if self.index_enabled and total - added + len(old) < self.exact_below <= total:
+            # The collection's dense search moves to its HNSW index now: give the planner
+            # statistics that say so (a new table has none until autovacuum's next round,
+            # and without them it sorts every row instead), and the visibility map that
+            # index-only reads of postings need.
+            vacuum(self._pool, ["chunks", "postings"], self._timeout_ms)
         return sorted({r[0] for r in old} - {c.id for c in chunks})
 
     @staticmethod
@@ -294,20 +334,13 @@ class PostgresStore(AdminTables):
 
     def _insert_chunks(self, cur: psycopg.Cursor, scope: Scope, ref: CollectionRef, document: DocumentRecord,
                        chunks: list[ChunkRecord], vectors: np.ndarray) -> None:
-        tsv = "%s::tsvector, %s" if self.index_enabled else "NULL, %s"
-        rows = []
-        for chunk, vector in zip(chunks, vectors):
-            row = [chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
-                   chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector]
-            if not self.index_enabled:
-                row.append(len(chunk.terms.split()))
-            else:
-                row += list(tsvector_literal(chunk.terms))
-            rows.append(row)
+        rows = [[chunk.id, document.id, row_id(ref), scope.tenant, scope.owner, chunk.position, nul_free(chunk.text),
+                 chunk.content_hash, chunk.page, nul_free(chunk.section), chunk.start, chunk.end, vector,
+                 len(chunk.terms.split())] for chunk, vector in zip(chunks, vectors)]
         if rows:
             cur.executemany(
                 'INSERT INTO chunks (id, doc_id, collection_id, tenant, owner, position, text, content_hash, page, '
-                f'section, start, "end", embedding, tsv, length) VALUES ({", ".join(["%s"] * 13)}, {tsv})', rows)
+                f'section, start, "end", embedding, length) VALUES ({", ".join(["%s"] * 14)})', rows)
 
     def delete_documents(self, scope: Scope, doc_ids: list[str]) -> list[str]:
         if not doc_ids:
@@ -323,11 +356,21 @@ class PostgresStore(AdminTables):
                 f"{owner_sql} ORDER BY id FOR UPDATE", [scope.tenant, ids, list(doc_ids), *owner_params])]
             if not visible:
                 return []
-            gone = cur.execute("DELETE FROM chunks WHERE doc_id = ANY(%s) RETURNING collection_id, length",
+            removed = removed_stats(cur, visible) if self.index_enabled else {}
+            gone = cur.execute("DELETE FROM chunks WHERE doc_id = ANY(%s) RETURNING collection_id, length, owner",
                                (visible,)).fetchall()
             cur.execute("DELETE FROM documents WHERE id = ANY(%s)", (visible,))
             for cid in sorted(ids):
                 lengths = [r[1] for r in gone if r[0] == cid]
+                if self.index_enabled:
+                    change: dict[str, tuple[int, int]] = {}
+                    for r in gone:
+                        if r[0] == cid:
+                            chunks_, length_ = change.get(owner_key(r[2]), (0, 0))
+                            change[owner_key(r[2])] = (chunks_ - 1, length_ - r[1])
+                    move_stats(cur, cid, scope.tenant, {
+                        o: (Counter({t: -n for t, n in removed.get((cid, o), Counter()).items()}), c, n)
+                        for o, (c, n) in change.items()})
                 cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total - %s, "
                             "length_total = length_total - %s WHERE id = %s", (len(lengths), sum(lengths), cid))
         return visible

@@ -30,6 +30,7 @@ from .. import redact
 from ..sql.common import one_row
 from ..sql.records import CATEGORY_SOURCE_COLUMN, SCHEMA_BALANCES, SCHEMA_CATEGORIES, SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
+from .filters import B, K1
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ BYPASS = "*"
 """The ``ragline.tenant`` value that lifts the tenant wall (never a valid tenant name)."""
 
 MIGRATION_LOCK = 0x7261676C696E65  # "ragline": the advisory lock key of migrations
+
+KEYWORD_TABLES = ("postings", "term_stats", "owner_totals")
 
 TENANT_TABLES = {"tenants": "name", "collections": "tenant", "documents": "tenant", "chunks": "tenant",
                  "api_keys": "tenant", "jobs": "tenant"}
@@ -308,6 +311,75 @@ END $$;
 """
 """Schema version 5: conversations, their messages and the answer policies (``conversations.py``)."""
 
+_KEYWORD = f"""
+-- Keyword search by impact-ordered postings (store/postgres/keywords.py): one row per
+-- (chunk, term) with the term's frequency, the chunk's length and the BM25 term weight
+-- at the collection's average length when written (the reading order; scores are
+-- recomputed exactly at query time). Chunk deletes cascade to their postings.
+CREATE TABLE postings (
+    chunk_id text COLLATE "C" NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    lexeme text COLLATE "C" NOT NULL,
+    collection_id bigint NOT NULL,
+    tenant text COLLATE "C" NOT NULL,
+    owner text COLLATE "C",
+    tf integer NOT NULL,
+    length integer NOT NULL,
+    impact real NOT NULL,
+    PRIMARY KEY (chunk_id, lexeme)
+);
+CREATE INDEX postings_impact ON postings (collection_id, lexeme, impact DESC, chunk_id)
+    INCLUDE (tf, length, owner, tenant);
+-- Queries read postings by index only when the visibility map says their pages are
+-- all-visible: vacuum after every 1 % of new rows, not the default 20 %.
+ALTER TABLE postings SET (autovacuum_vacuum_insert_scale_factor = 0.01);
+-- Document frequencies per (collection, owner, term), and chunk count and total length
+-- per (collection, owner); owner '' is the shared rows. Kept in the transaction that
+-- writes the chunks, so BM25's N, average length and df are read, never counted, both
+-- for the whole collection and for what one owner may read.
+CREATE TABLE term_stats (
+    collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    owner text COLLATE "C" NOT NULL,
+    lexeme text COLLATE "C" NOT NULL,
+    tenant text COLLATE "C" NOT NULL,
+    df bigint NOT NULL,
+    PRIMARY KEY (collection_id, lexeme, owner)
+);
+CREATE TABLE owner_totals (
+    collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    owner text COLLATE "C" NOT NULL,
+    tenant text COLLATE "C" NOT NULL,
+    chunks bigint NOT NULL,
+    length bigint NOT NULL,
+    PRIMARY KEY (collection_id, owner)
+);
+INSERT INTO postings (chunk_id, lexeme, collection_id, tenant, owner, tf, length, impact)
+    SELECT c.id, u.lexeme, c.collection_id, c.tenant, c.owner, coalesce(array_length(u.positions, 1), 1), c.length,
+           0
+    FROM chunks c CROSS JOIN LATERAL unnest(c.tsv) u WHERE c.tsv IS NOT NULL;
+UPDATE postings p SET impact = p.tf * {K1 + 1!r} / (p.tf + {K1!r} * (1 - {B!r} + {B!r} * p.length /
+        (greatest(s.length_total, 1)::float8 / greatest(s.chunk_total, 1))))
+    FROM collections s WHERE s.id = p.collection_id;
+INSERT INTO term_stats SELECT collection_id, coalesce(owner, ''), lexeme, min(tenant), count(*)
+    FROM postings GROUP BY collection_id, coalesce(owner, ''), lexeme;
+INSERT INTO owner_totals SELECT collection_id, coalesce(owner, ''), min(tenant), count(*), sum(length)
+    FROM chunks WHERE tsv IS NOT NULL GROUP BY collection_id, coalesce(owner, '');
+-- The tsvector and its GIN index are no longer read: new chunks leave tsv NULL.
+DROP INDEX chunks_tsv;
+""" + "".join(
+    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
+    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
+    for table in KEYWORD_TABLES
+) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join(KEYWORD_TABLES)} TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+"""Schema version 11: keyword search by impact-ordered postings and kept statistics."""
+
 _REPLICAS = """
 -- Request-rate buckets shared by every replica (``draw_tokens``): one row per tenant and bucket.
 CREATE TABLE rate_buckets (
@@ -358,7 +430,8 @@ MIGRATIONS: list[tuple[int, str]] = [
     (8, _USAGE),
     (9, _BALANCES),
     (10, _CATEGORIES),
-    (12, _REPLICAS),  # 11 is reserved for the search tables
+    (11, _KEYWORD),
+    (12, _REPLICAS),
 ]
 """(version, SQL), applied in order; append only."""
 
@@ -424,6 +497,7 @@ def rls_enforced(conn: psycopg.Connection, use_role: bool) -> bool:
 
 # -- per-collection HNSW indexes ---------------------------------------------------------
 HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on ``vector``; above it, exact search only
+INDEX_BUILD_MEMORY = "1GB"  # maintenance_work_mem of an HNSW build (a million 384-d rows fit)
 _ANN_LOCK = 1 << 62  # + collection id: the advisory lock of one collection's index DDL
 
 
@@ -465,6 +539,8 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
                     # transactions (an idle-in-transaction client) must not hang the caller.
                     conn.execute(f"SET lock_timeout = {int(timeout_ms)}")
                     conn.execute("SET statement_timeout = 0")
+                    # An HNSW build whose graph fits in memory is several times faster.
+                    conn.execute(f"SET maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
                     if row is not None:  # left invalid by an interrupted build
                         conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
                     conn.execute(ddl)
@@ -472,11 +548,30 @@ def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: 
                 finally:
                     conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
                     conn.execute("RESET lock_timeout")
+                    conn.execute("RESET maintenance_work_mem")
                     conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
             finally:
                 conn.autocommit = False
     except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
         log.warning("HNSW index DDL for collection %s failed (its search stays exact): %s", cid, exc)
+        return False
+
+
+def vacuum(pool: ConnectionPool, tables: list[str], timeout_ms: int) -> bool:
+    """``VACUUM (ANALYZE)`` the tables (outside a transaction, as it must run); a failure
+    only costs speed until autovacuum comes, so it is logged."""
+    try:
+        with pool.connection() as conn:
+            conn.autocommit = True
+            try:
+                conn.execute("SET statement_timeout = 0")
+                conn.execute(f"VACUUM (ANALYZE) {', '.join(tables)}")
+                return True
+            finally:
+                conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+                conn.autocommit = False
+    except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
+        log.warning("VACUUM of %s failed (autovacuum will do it later): %s", ", ".join(tables), exc)
         return False
 
 

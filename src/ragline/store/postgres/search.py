@@ -1,6 +1,6 @@
 """PostgreSQL's ``SearchIndex`` read half: cosine search with pgvector (a partial
 HNSW index per collection above ``exact_below`` chunks, exact below), and BM25
-computed in SQL exactly as SQLite FTS5's ``bm25()`` (see ``filters``). The
+as SQLite FTS5's ``bm25()`` over impact-ordered postings (``keywords``). The
 ``SearchIndex`` role of the PostgreSQL backend, over the store's ``PostgresDatabase``."""
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from ..filters import Filter
 from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
 from ..types import CollectionRef
 from .conn import PostgresDatabase
-from .filters import BM25_SQL, SEEN_STATS, WHOLE_STATS, compile_postgres, query_lexemes, quoted
+from . import keywords
+from .filters import compile_postgres, query_lexemes
 from .schema import HNSW_MAX_DIM
 
 
@@ -24,6 +25,8 @@ class PostgresSearch(TablesAreTheIndex):
 
     exact_below = 10_000
     """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
+    keyword_depth = keywords.DEPTH
+    """Postings read per query term (``keywords``)."""
 
     def __init__(self, db: PostgresDatabase, *, ef_search: int, index_enabled: bool = True) -> None:
         self.db = db
@@ -43,16 +46,19 @@ class PostgresSearch(TablesAreTheIndex):
         results: list[tuple[str, float]] = []
         with self.db.tx(scope.tenant) as cur:
             # ef_search below k would cap what one HNSW pass can return.
-            cur.execute("SELECT set_config('hnsw.ef_search', %s, true), "
-                        "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                        (str(min(1000, max(self._ef_search, k))),))
             for ref in collections:
                 check_ref(scope, ref)
+            # The settings and the collections' sizes in one round trip.
+            sizes = dict(cur.execute(
+                "SELECT c.id, c.chunk_total FROM (SELECT set_config('hnsw.ef_search', %s, true), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true)) s, collections c WHERE c.id = ANY(%s)",
+                (str(min(1000, max(self._ef_search, k))), [row_id(ref) for ref in collections])).fetchall())
+            for ref in collections:
                 if query.shape[0] != ref.dimension:
                     raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
                                              f"has {ref.dimension}")
                 cid = row_id(ref)
-                row = cur.execute("SELECT chunk_total FROM collections WHERE id = %s", (cid,)).fetchone()
+                row = (sizes[cid],) if cid in sizes else None
                 if not row or row[0] == 0:
                     continue
                 # The ANN form repeats the index's expression and predicate (literals, so the
@@ -70,32 +76,14 @@ class PostgresSearch(TablesAreTheIndex):
 
     def keyword_search(self, scope: Scope, collections: list[CollectionRef], terms: list[str], k: int,
                        filters: Filter = ()) -> list[tuple[str, float]]:
-        if not terms:
+        lexemes = query_lexemes(terms)
+        if not lexemes:
             return []
-        where, params = compile_postgres(filters)
-        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
-        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
         with self.db.tx(scope.tenant) as cur:
             for ref in collections:
                 check_ref(scope, ref)
-                lexemes = query_lexemes(terms)
-                if not lexemes:
-                    continue
-                queries = [quoted(lex) for lex in lexemes]
-                cid = row_id(ref)
-                stats_params: list[object] = []
-                seen_params: list[object] = []
-                if scope.owner is None:  # a key without an owner may read every owner's rows
-                    stats, seen = WHOLE_STATS.format(cid=cid), ""
-                else:
-                    seen, seen_params = owner_visibility(scope, "x", "%s")
-                    stats, stats_params = SEEN_STATS.format(cid=cid, seen=seen), [scope.tenant, *seen_params]
-                rows = cur.execute(
-                    BM25_SQL.format(cid=cid, join=join, owner=owner_sql, where=where, stats=stats, seen=seen),
-                    [lexemes, queries, *stats_params, *seen_params, scope.tenant, *owner_params, *params,
-                     " | ".join(queries), k]).fetchall()
-                results.extend((r[0], float(r[1])) for r in rows)
+                results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters, self.keyword_depth))
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
 
