@@ -42,10 +42,15 @@ class Served:
     def tenant(self, name: str) -> str:
         """Create a tenant and return a key for it."""
         with self.admin() as admin:
-            admin.post("/v1/tenants", json={"name": name}).raise_for_status()
-            response = admin.post(f"/v1/tenants/{name}/keys", json={})
-            response.raise_for_status()
-            return response.json()["key"]
+            return create_tenant(admin, name)
+
+
+def create_tenant(admin: httpx.Client, name: str) -> str:
+    """Create a tenant through an admin client and return a new key for it."""
+    admin.post("/v1/tenants", json={"name": name}).raise_for_status()
+    response = admin.post(f"/v1/tenants/{name}/keys", json={})
+    response.raise_for_status()
+    return response.json()["key"]
 
 
 def free_port() -> int:

@@ -38,7 +38,7 @@ from ragline.engine import Engine
 from ragline.models import Scope, document_id
 from ragline.settings import EmbedderSettings, Settings
 
-from .common import ADMIN, free_port, stats, wait_ready, write
+from .common import ADMIN, create_tenant, free_port, stats, wait_ready, write
 
 REPO = Path(__file__).resolve().parents[2]
 PROCFILE = REPO / "deploy" / "Procfile"
@@ -63,10 +63,7 @@ class Deployment:
 
     def tenant(self, name: str) -> str:
         with self.admin() as admin:
-            admin.post("/v1/tenants", json={"name": name}).raise_for_status()
-            response = admin.post(f"/v1/tenants/{name}/keys", json={})
-            response.raise_for_status()
-            return response.json()["key"]
+            return create_tenant(admin, name)
 
 
 def _env_file(path: Path, values: dict[str, str]) -> None:

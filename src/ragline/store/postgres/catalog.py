@@ -65,8 +65,7 @@ from .conn import PostgresDatabase
 from .conversations import PostgresConversations
 from .filters import nul_free
 from .keywords import move_stats, owner_key, removed_stats, write_postings
-from .schema import (HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference,
-                     vacuum)
+from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference, vacuum
 from .search import PostgresSearch
 
 log = logging.getLogger(__name__)

@@ -38,7 +38,7 @@ import psycopg
 from ...models import Scope
 from ..filters import Filter
 from ..sql.common import owner_visibility
-from .filters import B, K1, compile_postgres, lexeme
+from .filters import K1, B, compile_postgres, lexeme
 
 FIRST_DEPTH = 100
 """Postings read per query term in the first round (at least k)."""
@@ -107,10 +107,10 @@ def removed_stats(cur: psycopg.Cursor, doc_ids: list[str]) -> dict[tuple[int, st
     if not chunk_ids:  # a new document: nothing to read (and no plan to risk)
         return out
     # Per chunk, by the primary key's prefix: a join could be planned as a scan of every posting.
-    for cid, owner, lexeme, n in cur.execute(
+    for cid, owner, term, n in cur.execute(
             "SELECT p.collection_id, coalesce(p.owner, ''), p.lexeme, count(*) FROM unnest(%s::text[]) AS c(id) "
             "CROSS JOIN LATERAL (SELECT * FROM postings x WHERE x.chunk_id = c.id) p GROUP BY 1, 2, 3", (chunk_ids,)):
-        out.setdefault((cid, owner), Counter())[lexeme] = n
+        out.setdefault((cid, owner), Counter())[term] = n
     return out
 
 

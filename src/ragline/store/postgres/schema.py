@@ -30,7 +30,7 @@ from .. import redact
 from ..sql.common import one_row
 from ..sql.records import CATEGORY_SOURCE_COLUMN, SCHEMA_BALANCES, SCHEMA_CATEGORIES, SCHEMA_RECORDS
 from ..sql.usage import SCHEMA_USAGE, USAGE_TABLES
-from .filters import B, K1
+from .filters import K1, B
 
 log = logging.getLogger(__name__)
 

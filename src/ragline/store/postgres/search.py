@@ -14,8 +14,8 @@ from ...models import Scope
 from ..filters import Filter
 from ..sql.common import TablesAreTheIndex, check_ref, owner_visibility, row_id
 from ..types import CollectionRef
-from .conn import PostgresDatabase
 from . import keywords
+from .conn import PostgresDatabase
 from .filters import compile_postgres, query_lexemes
 from .schema import HNSW_MAX_DIM
 
