@@ -22,142 +22,9 @@ from .kinds import BY_KEY, kinds_in, phrase_table
 from .matching import fold, mentioned, name_matches
 from .merchants import PLACE_ALIASES
 from .periods import MONTHS, NUMBERS, Period, add_months, month_period, months_named, parse_period
+from . import phrases as heard
 from .plan import PeriodRef, PlanFilters, Planned, QueryPlan, Vocabulary
 from .router import classify, split
-
-
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
-# -- which money --------------------------------------------------------------------
-NET = _rx(r"\bnet\b(?! of)|\bcash ?flow\b|\bleft over\b|\bsurplus\b|\bdeficit\b|\bearn\w* more than\b|"
-          r"\bspen[dt]\w* more than (i |we )?(earn|make|made|get)|\bincome (vs|versus|and|against|minus|compared)\b|"
-          r"\bmoney in (vs|versus|and|against|compared)\b|\bcame in and\b|\bin vs out\b|\bincome .* expenses\b")
-SAVE_NET = _rx(r"\bhow much (did|have|do|am) (i|we) (sav\w*|manag\w* to save)\b(?! (for|in|into|towards?|to)\b)|"
-               r"\bam i saving\b(?! (for|in|into|towards?|to)\b)|\bdid i save\b(?! (for|in|into|towards?|to)\b)")
-SAVINGS_NET = _rx(r"\bnet of (what|the money|money) (i|we) (took|take|have taken|withdr\w*)|\bless (what|the money) "
-                  r"(i|we) (took|withdr\w*)|\bminus (withdrawals|what i took)")
-SAVINGS_OUT = _rx(r"\b(taken|took|take|withdr[ae]wn?|withdrawals?|moved|transferr?ed|pulled)\b.*\b(out of|from) "
-                  r"(my |the |our )?(savings?|saver|isa|pots?)\b|\b(dipped|dip) into (my )?savings\b")
-SAVINGS = _rx(r"\b(in ?to|to|towards?) (my |the |our )?(savings?|saver|isa|pots?|vault|rainy day|emergency fund)\b|"
-              r"\bsavings? (account|pot|transfers?|contributions?|deposits?)\b|\bput (away|aside)\b|"
-              r"\bset aside\b|\bsaved (away|up)?\s*for\b|\bsav(e|ing) (up )?for\b|\bmoved? .*\bsavings\b|"
-              r"\btransferr?\w* .*\bsavings\b|\bput .*\bsavings\b|\bsavings\b")
-IN = _rx(r"\b(pa(y|id)|put|transferr?\w*|sent|moved?) (money )?in ?to (the|our|my) \w+( \w+)? (account|card)\b|"
-         r"\bpa(y|id) me back\b|\bpaid (me|us)\b|\bsent (me|us)\b|"
-         r"\bmoney (came )?in ?to\b|\bcredits?\b|\bdeposits?\b|\bgave (me|us)\b|\bowe[sd]? me\b|\bpay back\b")
-INCOME = _rx(r"\b(income|earn\w*|salary|salaries|wages?|pay ?check|pay ?cheque|payslip|got paid|get paid|"
-             r"paid by|was i paid|were we paid|received|receive|came in|come in|comes in|money in|incoming|"
-             r"dividends?|interest|pay ?day|bonus|pension|benefits?|my pay|our pay|pays (me|us|my)|"
-             r"tax refund|tax rebate|hmrc|child benefit|universal credit|payout|pay(s)? my|sold|selling)\b|"
-             r"\b(how much|what) (did|have|do) (i|we) (make|made)\b(?! (in )?(payments|purchases))|"
-             r"\bmade (from|selling|on)\b")
-REFUNDS = _rx(r"\brefund(s|ed)?\b|\bmoney back\b|\breimburse\w*\b|\bcashback\b|\bcredited back\b")
-TRANSFER_OUT = _rx(r"\btransf\w*\b|\bsent\b|\bmoved?\b|\bpaid (over )?to (my )?(credit card|own)\b")
-TRANSFER_IN = _rx(r"\btransf\w* (in|from)\b|\bfrom (my )?(savings|other account|joint)\b|\bmoved .* from\b|"
-                  r"\bin from\b")
-
-# -- which metric ---------------------------------------------------------------------
-BALANCE = _rx(r"\bbalances?\b|\bhow much (money )?(do|have|did|had) (i|we) (have|got|had)\b|\bhow much (money )?"
-              r"(is|was) (left )?(in|on) (my|our|the)\b|\bmoney (do i have|have i got)\b|\bhow much (money )?is left\b|"
-              r"\bin the bank\b|\bam i (in|into) (my )?overdraft\b|\bhow much do i have\b|\bkontostand\b|"
-              r"\bwhat(?:'s| is| was) in (my|our|the)\b.*\b(account|savings|pots?|saver|isa)\b|"
-              r"\bhow much (is|was) (in )?(my|our|the) .*\b(pots?|savings|saver|account)\b(?!.*\b(spen[dt]|paid)\b)|"
-              r"\b(worth|altogether)\b.*\b(accounts|in total)\b(?=.*\b(have|got)\b)")
-COUNT = _rx(r"\bhow many\b(?! (euros?|pounds?|dollars?|francs?|quid)\b)|\bhow often\b|\bnumber of\b|\bcount\b|"
-            r"\bhow frequently\b")
-AVERAGE = _rx(r"\baverage\b|\bon average\b|\btypical(ly)?\b|\busually\b|\bnormally\b|\bmean\b|\bavg\b|"
-              r"\bper (day|week|month)\b.*\bin\b|\ba (day|week)\b")
-PER = _rx(r"\b(?:per|a|each|every|by the|in an? (?:average|typical|normal)) (month|week|day|year)\b|"
-          r"\b(monthly|weekly|daily|yearly) (average|spend|spending|cost|outgoings)\b|\b(?:spend|cost|pay)\w* "
-          r"(monthly|weekly|daily|yearly|annually)\b")
-MAX = _rx(r"\b(biggest|largest|most expensive|highest|priciest|costliest|maximum|max|single largest|"
-          r"largest single|biggest single)\b|\bcost me the most\b|\bmost (i'?ve|i have|i|we'?ve|we) (ever )?"
-          r"(spent|paid)\b|\bmost .* on (one|a single)\b")
-MIN = _rx(r"\b(smallest|cheapest|lowest|least expensive|minimum|tiniest)\b")
-LIST = _rx(r"^\s*(list|show|itemi[sz]e|give me (a list|all)|what were (all )?(the|my)|which (transactions|"
-           r"payments|purchases))\b|\blist (of )?(all )?(my )?(the )?(transactions|payments|purchases)\b|"
-           r"\bwhat did i buy\b|\bshow (me )?(all|every|each)\b|\beach (payment|transaction)\b|\ball (the|my) "
-           r"(transactions|payments|purchases)\b")
-COMPARE = _rx(r"\bcompar\w*|\bvs\.?\b|\bversus\b|\bmore than\b|\bless than\b|\bfewer than\b|\bdifference\b|"
-              r"\bchang(e|ed|es)\b|\bup or down\b|\bgo(ne|ing)? (up|down)\b|\bwent (up|down)\b|\bincreas\w*|"
-              r"\bdecreas\w*|\bagainst\b|\bthan (in|at|on|last|the)\b|\bor (at|on|in)\b|\b(more|less) \w+ or\b|"
-              r"\bwhich .* more\b|\bmore .* or\b")
-SHARE = _rx(r"\bpercent(age)?\b|\bshare\b|\bproportion\b|\bfraction\b|\bwhat part of\b|%")
-RECURRING = _rx(r"\b(recurring|subscriptions?|direct debits?|standing orders?|regular (payments?|bills?|"
-                r"charges?|outgoings)|repeat\w*|memberships?|fixed costs?)\b|\b(pay|paying|put)\b.*\b(every|each) "
-                r"month\b|\b(a|per|each|every) month now\b|\bmonthly (bill|donation|payment|cost|charge|fee|"
-                r"subscription|rent|contribution|transfer|energy|phone|gym|membership)\w*\b")
-COSTS_ME = _rx(r"\b(cost|costs|costing) (me|us)\b(?!.* (in total|altogether|so far|this year|last year))|"
-               r"\bwhat (do|does) .* cost\b|\bhow much (is|are) (my|the|our) .* (a|per|each) month\b|"
-               r"\bhow much (do|does) .* cost (me|us)?\b|\bhow much (is|are) (my|our|the) [\w' ]+\??$|"
-               r"\bhow much (do|does) (i|we) pay\b.*\b(a|per|each|every) month\b")
-PAST_SUM = _rx(r"\b(did|have|has|had) (i|we)\b|\bspent\b|\bin total\b|\baltogether\b|\bso far\b|"
-               r"\bwent\b|\blast (month|year|week)\b|\bsince\b|\bgone\b")
-NOW = _rx(r"\b(right )?now\b|\bcurrent(ly)?\b|\bat the moment\b|\bthese days\b|\bstill\b")
-TOP = _rx(r"\bwhere (do|did|does|am|was) (all )?(my |i |the )?(money )?(go|going|spending|spend|went)\b|"
-          r"\b(most|top|biggest|largest|main|highest)\b.*\b(categor\w*|merchants?|shops?|stores?|retailers?|"
-          r"compan(y|ies)|places?|payees?|expenses?|outgoings?)\b|\bwhich (categor\w*|merchants?|shops?|stores?|"
-          r"retailers?|compan(y|ies)|places?|payees?|months?)\b|\bwho (do|did) (i|we) pay\b|\bwho got\b|"
-          r"\bwhat (do|did) (i|we) spend (the )?most\b|\bspend(ing)? (the )?most\b|\bshop the most\b|"
-          r"\bbreak ?down\b|\bby (category|merchant|shop|store|month|account)\b|\beating up\b|"
-          r"\btakes? up most\b|\bcategori[sz]e\b|\btop \d+\b|\btop (three|five|ten)\b|\bmost money\b|"
-          r"\bmost of my\b|\bwhere does my money go\b|\beach (supermarket|shop|store|merchant|category)\b")
-WHO = _rx(r"^\s*(who|whom)\b|\bwho('s| is| are| do| did| does)\b|\bwhat (was|is|were) the [\w ]+ called\b|"
-          r"\bwhere did (i|we) (buy|get|book|order)\b|\b(supplier|provider|landlord|employer|letting agent)\b|"
-          r"\bwhich (company|shop|store|merchant|supplier|provider|bank|app|website|hotel|restaurant)\b|"
-          r"\bwhat (company|shop|store|hotel|restaurant)\b|\bname of the\b")
-MERCHANT_WORDS = _rx(r"\b(merchants?|shops?|stores?|retailers?|compan(y|ies)|places?|payees?|vendors?|"
-                     r"supermarkets?|who (do|did) (i|we) pay|who got|shop the most|where did i shop)\b")
-BY_MONTH = _rx(r"\b(each|every|per|by) month\b|\bmonth by month\b|\bmonth[- ]over[- ]month\b|\bwhich month\b|"
-               r"\bmonth to month\b|\bmonthly (spending|trend|breakdown)\b|\btrend\b|\bover the last (few|\d+|"
-               r"two|three|four|five|six) months\b")
-EACH_ACCOUNT = _rx(r"\b(each|every|per|by) accounts?\b|\bon each\b|\baccount by account\b")
-EXCLUDE = _rx(r"\b(?:apart from|except(?: for)?|excluding|exclude|not counting|not including|other than|besides|"
-              r"without|leaving out|ignoring|but not)\s+(?:the |my |our |any )?([^,?.;]+?)(?=[,?.;]|$| in \w+ \d{4}|"
-              r" (?:in|on|during|since|this|last|from)\b)")
-WITH_FEES = _rx(r"\b(including|incl\.?|with|plus|and) (the |its |their |any )?(foreign |non-sterling |bank |"
-                r"conversion |exchange )?(transaction )?(fees?|charges?)\b")
-ACCOUNT_PHRASE = _rx(r"\b(?:on|from|in|out of|into|to|for|with|of)?\s*(?:the|our|my)\s+((?:joint|savings?|current|"
-                     r"monzo|easy saver|saver|credit card|calder|isa|everyday|business)(?: (?:account|card|"
-                     r"acct))?)\b|\b((?:joint|savings|current) (?:account|card))\b")
-BALANCE_DAY = _rx(r"\b(?:at|on) the (start|beginning|end) of (" + "|".join(sorted(MONTHS, key=len, reverse=True))
-                  + r")\b|\b(start|beginning|end) of (" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\b")
-
-# Words never a merchant, place or printed word to look for.
-_QUESTION_WORDS = set("""a an the i me my mine we our us you your it its this that these those what whats which who
-whom whose how much many often did do does done doing have has had having was were is are am be been being will
-would could should can may might shall spend spent spending pay paid paying payment payments cost costs costing
-buy bought buying on at in for to from of with by and or vs versus than more less most least total totals sum
-all any some each every per month months monthly week weeks weekly year years yearly day days daily last this next
-past previous so far since until till between during over under about around across get got money go went gone
-going transactions transaction purchase purchases expenses expense outgoings bills bill much amount amounts
-compared compare comparison difference average typical usually normally biggest largest smallest cheapest highest
-lowest single one two three four five six seven eight nine ten twelve twenty thirty first second time times
-trip trips visit visits shop shopping store stores merchant merchants place places category categories altogether
-overall together both either ago recently lately currently now today yesterday tomorrow also just only really
-quite spend did there then when where why which out up down off back left right again still ever never yet
-not no yes please tell show list give let know want need see find look like make made use used put take took
-number count balance account accounts current savings saving save saved income earn earned salary received
-refund refunds transfer transfers transferred moved net charged charge charges fee fees cash card bank
-called name named whos wheres whats hows theres start beginning end euros euro pounds pound quid dollars
-sterling gbp eur usd each both separately between apart except excluding counting including go went
-weekend holiday trip summer winter spring autumn partner into onto upon""".split())
-_NAME_AFTER = re.compile(r"\b(?i:at|to|from|with|pay|paid|paying|gave|give|charge[ds]?|by)\s+"
-                         r"((?:[A-Za-z][\w'’&+.-]*)(?:\s+[A-Z][\w'’&+.-]*)*)")
-_CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w'’&+.-]*[\w+](?:\s+[A-Z][\w'’&+.-]*)*)")
-_PLACE_AFTER = re.compile(r"\b(?i:in|near|around|across|throughout|while in|when (?:i|we) (?:was|were) in|visiting|"
-                          r"trip to|tickets? to|train to|flights? to|holiday in|weekend in)\s+"
-                          r"([A-Za-z][\w'’.-]+(?:\s+[A-Z][\w'’.-]+)*)")
-PURCHASES = _rx(r"\b(purchases?|bought|buys?|card payments?)\b")
-_EDGE_WORDS = frozenset("""the a an in on at to of for my our and or did we i how much spend spent pay paid have has
-what which who is are was were it this that from with by much many""".split())
-_LIMIT = _rx(r"\btop (\d+|three|five|ten|two|four)\b|\b(\d+|three|five|ten|two|four) (largest|biggest|most "
-             r"expensive|smallest|cheapest|highest|most)\b|\b(largest|biggest|last|latest|first) (\d+|three|five|ten|"
-             r"two|four)\b")
-_RECURRING_KINDS = ("subscriptions", "gym", "bills", "phone", "energy", "water", "rent", "insurance", "charity",
-                    "salary")
 
 
 class RuleParser:
@@ -184,7 +51,7 @@ class RuleParser:
         if kinds:
             return kinds[0][1]
         found = mentioned(q, [*vocabulary.merchants, *vocabulary.categories])
-        found = [f for f in found if fold(f) not in _QUESTION_WORDS]
+        found = [f for f in found if fold(f) not in heard.QUESTION_WORDS]
         return found[0] if found else None
 
     # -- the plan -------------------------------------------------------------------------
@@ -195,13 +62,13 @@ class RuleParser:
         accounts, group_accounts, q_rest = self._accounts(q_rest, vocab)
         filters, spans = self._filters(q_rest, vocab, original=q)
         excluded = self._excluded_names(exclude, vocab)
-        if PURCHASES.search(q) and "cash" not in filters.kinds and "cash" not in excluded:
+        if heard.PURCHASES.search(q) and "cash" not in filters.kinds and "cash" not in excluded:
             excluded.append("cash")  # a purchase is paid for: cash from a machine is not one
         filters = PlanFilters(categories=filters.categories, merchants=filters.merchants, kinds=filters.kinds,
                               text=tuple(t for t in filters.text if not any(_same_name(t, m) or name_matches(t, m)
                                                                             for m in filters.merchants)),
                               places=filters.places, exclude=tuple(excluded), accounts=tuple(accounts),
-                              currency=_currency(q, vocab), fees=bool(WITH_FEES.search(q)))
+                              currency=_currency(q, vocab), fees=bool(heard.WITH_FEES.search(q)))
         masked = _mask(q_rest, spans)
         flow = self._flow(q, masked, filters, assumptions)
         if flow == "income" and not (filters.kinds or filters.merchants or filters.text or filters.categories) and \
@@ -243,31 +110,31 @@ class RuleParser:
                          assumptions=tuple(assumptions)).checked()
 
     def _flow(self, q: str, masked: str, filters: PlanFilters, assumptions: list[str]) -> str:
-        if NET.search(q):
+        if heard.NET.search(q):
             return "net"
-        if SAVINGS_NET.search(q):
+        if heard.SAVINGS_NET.search(q):
             return "savings_net"
-        if SAVINGS_OUT.search(q):
+        if heard.SAVINGS_OUT.search(q):
             return "savings_out"
         if "interest" in filters.kinds:
             return "income"
-        if SAVE_NET.search(q) and not SAVINGS.search(re.sub(r"\bsav\w*", "", q)):
+        if heard.SAVE_NET.search(q) and not heard.SAVINGS.search(re.sub(r"\bsav\w*", "", q)):
             assumptions.append("\"save\" read as income minus spending; ask about money moved into savings for "
                                "your transfers to savings")
             return "net"
-        if SAVINGS.search(q) or re.search(r"\bsaved\b", q, re.IGNORECASE):
-            if TRANSFER_IN.search(q) and re.search(r"\bfrom (my )?savings\b", q, re.IGNORECASE):
+        if heard.SAVINGS.search(q) or re.search(r"\bsaved\b", q, re.IGNORECASE):
+            if heard.TRANSFER_IN.search(q) and re.search(r"\bfrom (my )?savings\b", q, re.IGNORECASE):
                 return "savings_out"
             return "savings"
-        if IN.search(q):
+        if heard.IN.search(q):
             return "in"
-        if REFUNDS.search(q) and "tax" not in filters.kinds:
+        if heard.REFUNDS.search(q) and "tax" not in filters.kinds:
             return "refunds"
-        if TRANSFER_IN.search(q) and TRANSFER_OUT.search(q):
+        if heard.TRANSFER_IN.search(q) and heard.TRANSFER_OUT.search(q):
             return "transfers_in"
-        if TRANSFER_OUT.search(q) and not re.search(r"\b(spen[dt]|bought|buy)\b", q, re.IGNORECASE):
+        if heard.TRANSFER_OUT.search(q) and not re.search(r"\b(spen[dt]|bought|buy)\b", q, re.IGNORECASE):
             return "transfers_out"
-        if INCOME.search(q) and not re.search(r"\b(spen[dt]|spending|bought|buy|cost)\b", q, re.IGNORECASE):
+        if heard.INCOME.search(q) and not re.search(r"\b(spen[dt]|spending|bought|buy|cost)\b", q, re.IGNORECASE):
             return "income"
         if any(k in ("salary", "interest", "tax") for k in filters.kinds):
             return "income"
@@ -276,56 +143,57 @@ class RuleParser:
     def _metric(self, masked: str, q: str, filters: PlanFilters, flow: str, periods: list[Period]
                 ) -> tuple[str, str | None, str | None, int | None]:
         limit = _limit(masked)
-        per_match = PER.search(masked)
+        per_match = heard.PER.search(masked)
         per = _per(per_match[0]) if per_match else None
         spentish = re.search(r"\b(spen[dt]|paid|cost|bought|buy)\b", masked, re.IGNORECASE)
-        if BALANCE.search(q) and not spentish:
+        if heard.BALANCE.search(q) and not spentish:
             return "balance", None, None, None
-        if SHARE.search(masked) and _named(filters):
+        if heard.SHARE.search(masked) and _named(filters):
             return "share", None, None, None
-        recurring_subject = any(k in _RECURRING_KINDS for k in filters.kinds) or bool(filters.merchants) or \
+        recurring_subject = any(k in heard.RECURRING_KINDS for k in filters.kinds) or bool(filters.merchants) or \
             flow in ("savings",)
         rose = re.search(r"\b(go(ne)? up|went up|gone down|go down|went down|ris(e|en)|rose|increas\w*|"
                          r"decreas\w*|chang\w*)\b", masked, re.IGNORECASE)
         if rose and not periods and (recurring_subject or flow == "income" or "salary" in filters.kinds):
             return "recurring", None, None, None  # "by how much did my pay go up?": the amount before and now
-        recurring = RECURRING.search(q) or (COSTS_ME.search(q) and recurring_subject
-                                            and not PAST_SUM.search(masked) and not periods)
-        if recurring and (per or NOW.search(masked) or RECURRING.search(q) or not PAST_SUM.search(masked)):
-            if COUNT.search(masked) or not (PAST_SUM.search(masked) and periods and not per and not NOW.search(masked)):
+        recurring = heard.RECURRING.search(q) or (heard.COSTS_ME.search(q) and recurring_subject
+                                            and not heard.PAST_SUM.search(masked) and not periods)
+        past, now = heard.PAST_SUM.search(masked), heard.NOW.search(masked)
+        if recurring and (per or now or heard.RECURRING.search(q) or not past):
+            if heard.COUNT.search(masked) or not (past and periods and not per and not now):
                 return "recurring", None, None, None
-        if WHO.search(q):
+        if heard.WHO.search(q):
             return "sum", "merchant", None, limit or 3
-        if COUNT.search(masked):
+        if heard.COUNT.search(masked):
             return "count", _group(masked, filters), None, None
         if re.search(r"\bwhich month\b", masked, re.IGNORECASE):
             return "sum", "month", None, 1
         if len(periods) >= 2:
             return "compare", None, None, None
-        if MAX.search(masked) and not (TOP.search(masked) and MERCHANT_WORDS.search(q)) and \
+        if heard.MAX.search(masked) and not (heard.TOP.search(masked) and heard.MERCHANT_WORDS.search(q)) and \
                 not re.search(r"\bcategor", masked, re.IGNORECASE):
             return "max", None, None, limit
-        if MIN.search(masked):
+        if heard.MIN.search(masked):
             return "min", None, None, limit
-        if AVERAGE.search(masked) or (per and per != "year" and not BY_MONTH.search(masked)
-                                      and not RECURRING.search(masked) and _asks_amount(masked)):
+        if heard.AVERAGE.search(masked) or (per and per != "year" and not heard.BY_MONTH.search(masked)
+                                      and not heard.RECURRING.search(masked) and _asks_amount(masked)):
             if per is None and re.search(r"\ba (day|week)\b", masked, re.IGNORECASE):
                 per = _per(re.search(r"\ba (day|week)\b", masked, re.IGNORECASE)[0])  # type: ignore[index]
             return "average", None, per if per in ("month", "week", "day") else None, None
-        top = TOP.search(masked)
-        if COMPARE.search(masked) and (len(_named(filters)) >= 2 or _compares_time(masked)):
+        top = heard.TOP.search(masked)
+        if heard.COMPARE.search(masked) and (len(_named(filters)) >= 2 or _compares_time(masked)):
             return "compare", ("name" if len(_named(filters)) >= 2 else None), None, None
-        if BY_MONTH.search(masked) and flow != "net":
+        if heard.BY_MONTH.search(masked) and flow != "net":
             return "sum", "month", None, None
         if re.search(r"\b(each|every|per|by) (supermarket|shop|store|merchant|place|payee|company)\b", q,
                      re.IGNORECASE):
             return "sum", "merchant", None, 20
         if top and flow != "net":
-            by = "merchant" if MERCHANT_WORDS.search(q) else "category"
+            by = "merchant" if heard.MERCHANT_WORDS.search(q) else "category"
             return "sum", by, None, limit or (1 if re.search(r"\b(the )?(most|biggest|largest|main|top)\b "
                                                                r"(categor\w*|merchant|shop|store|place|payee)\b(?!s)",
                                                                masked, re.IGNORECASE) else None)
-        if LIST.search(masked):
+        if heard.LIST.search(masked):
             return "list", None, None, limit
         return "sum", None, None, None
 
@@ -353,7 +221,7 @@ class RuleParser:
             else:
                 text.append(phrase)
         rest = _mask(rest, text + merchants)
-        categories = [c for c in mentioned(rest, vocab.categories) if fold(c) not in _QUESTION_WORDS]
+        categories = [c for c in mentioned(rest, vocab.categories) if fold(c) not in heard.QUESTION_WORDS]
         kinds: list[str] = []
         found_kinds = kinds_in(rest)
         for key, phrase in found_kinds:
@@ -365,7 +233,9 @@ class RuleParser:
                 continue
             kinds.append(key)
         rest = _mask(rest, [*categories, *(p for _, p in found_kinds)])
-        for name in self._unknown_names(rest, vocab, money_in=bool(IN.search(original or q) or INCOME.search(original or q))):
+        asked = original or q
+        money_in = bool(heard.IN.search(asked) or heard.INCOME.search(asked))
+        for name in self._unknown_names(rest, vocab, money_in=money_in):
             if name not in merchants:
                 merchants.append(name)
         spans += merchants + text + places + categories + [p for _, p in found_kinds]
@@ -379,7 +249,7 @@ class RuleParser:
         """The merchant as the question names it, when more of its name follows and the
         statements print that ("Tesco Express" rather than all of Tesco)."""
         m = re.search(re.escape(merchant) + r"\s+([A-Za-z][\w'&-]*)", q, re.IGNORECASE)
-        if not m or fold(m[1]) in _QUESTION_WORDS or fold(m[1]) in MONTHS or _kind_phrase(m[1]):
+        if not m or fold(m[1]) in heard.QUESTION_WORDS or fold(m[1]) in MONTHS or _kind_phrase(m[1]):
             return merchant
         longer = f"{merchant} {m[1]}"
         return longer if any(name_matches(longer, d) for d in vocab.descriptions) else merchant
@@ -389,10 +259,10 @@ class RuleParser:
         """(accounts named, whether asked per account, the question without them). An
         account that is not one of the owner's ("to the joint account" from the current
         account) stays in the question: a counterparty its lines print."""
-        each = bool(EACH_ACCOUNT.search(q))
+        each = bool(heard.EACH_ACCOUNT.search(q))
         out: list[str] = []
         rest = q
-        for m in ACCOUNT_PHRASE.finditer(q):
+        for m in heard.ACCOUNT_PHRASE.finditer(q):
             phrase = (m[1] or m[2] or "").lower()
             word = phrase.split()[0]
             if word in ("savings", "saving", "saver", "isa", "easy") and not re.search(
@@ -409,8 +279,8 @@ class RuleParser:
             if chosen not in out:
                 out.append(chosen)
             rest = rest.replace(m[0], " ")
-        rest = EACH_ACCOUNT.sub(" ", rest)
-        if re.search(r"\bpots?\b", q, re.IGNORECASE) and BALANCE.search(q):
+        rest = heard.EACH_ACCOUNT.sub(" ", rest)
+        if re.search(r"\bpots?\b", q, re.IGNORECASE) and heard.BALANCE.search(q):
             pot = re.search(r"\b(?:my|our|the)\s+(\w+)\s+pot\b", q, re.IGNORECASE)
             out.append(f"{pot[1]} pot" if pot and pot[1].lower() not in ("my", "our") else "pots")
         if each:
@@ -425,7 +295,7 @@ class RuleParser:
             merchants = mentioned(phrase, vocab.merchants)
             names = kinds + [m for m in merchants if _nameable(m)]
             if not names:
-                words = [w for w in re.findall(r"[\w'&.-]+", phrase) if fold(w) not in _QUESTION_WORDS]
+                words = [w for w in re.findall(r"[\w'&.-]+", phrase) if fold(w) not in heard.QUESTION_WORDS]
                 names = [" ".join(words)] if words else []
             out += [n for n in names if n and n not in out]
         return out
@@ -435,10 +305,10 @@ class RuleParser:
         """Towns and countries: a capitalised word after "in", a known place's English name,
         or a word the statements print that follows "in"."""
         out: list[str] = []
-        for m in _PLACE_AFTER.finditer(q):
+        for m in heard.PLACE_AFTER.finditer(q):
             phrase = m[1].strip(".'")
             first = fold(phrase.split()[0])
-            if first in _QUESTION_WORDS or first in MONTHS or first in NUMBERS or first.isdigit() or \
+            if first in heard.QUESTION_WORDS or first in MONTHS or first in NUMBERS or first.isdigit() or \
                     _kind_phrase(phrase) or first in {fold(c) for c in vocab.categories}:
                 continue
             if fold(phrase) in PLACE_ALIASES or phrase[0].isupper() or RuleParser._place_like(phrase, vocab):
@@ -454,14 +324,14 @@ class RuleParser:
         """A name after "at", "to", "pay"… (or capitalised) that is nothing the owner has:
         kept, so the answer says there is none rather than counting everything."""
         out: list[str] = []
-        candidates = [m[1] for m in _NAME_AFTER.finditer(q)] + \
-            [m[1] for m in _CAPITALISED.finditer(q) if not re.match(r"^(I|I'm|I've|I'd)$", m[1])]
+        candidates = [m[1] for m in heard.NAME_AFTER.finditer(q)] + \
+            [m[1] for m in heard.CAPITALISED.finditer(q) if not re.match(r"^(I|I'm|I've|I'd)$", m[1])]
         subjects = {m[1] for m in re.finditer(r"\b(?:did|does|has|have|had|will|would|can|could)\s+([A-Z]\w+)\b", q)}
         subjects |= {m[1] for m in re.finditer(r"\b([A-Z]\w+)(?:'s| and (?:I|me)\b)", q)}
         for raw in candidates:
             if raw.split()[0] in subjects and not money_in:
                 continue  # "did Sam take out": who did it, not whom they paid ("has Sam paid in": the payer)
-            words = [w for w in raw.split() if fold(w) not in _QUESTION_WORDS and fold(w) not in MONTHS
+            words = [w for w in raw.split() if fold(w) not in heard.QUESTION_WORDS and fold(w) not in MONTHS
                      and fold(w).strip(".") not in MONTHS and not fold(w).isdigit() and fold(w)]
             if not words:
                 continue
@@ -498,9 +368,9 @@ class RuleParser:
                     continue
                 edge = {fold(words[0]), fold(words[-1])}
                 if j - i == 1:
-                    if fold(words[0]) in _QUESTION_WORDS or len(fold(words[0])) < 3:
+                    if fold(words[0]) in heard.QUESTION_WORDS or len(fold(words[0])) < 3:
                         continue
-                elif edge & _EDGE_WORDS or all(fold(w) in _QUESTION_WORDS for w in words) and j - i < 3:
+                elif edge & heard.EDGE_WORDS or all(fold(w) in heard.QUESTION_WORDS for w in words) and j - i < 3:
                     continue
                 phrase = " ".join(words)
                 hits = sum(1 for d in vocab.descriptions if name_matches(phrase, d))
@@ -534,21 +404,21 @@ def _with(filters: PlanFilters, **changes: object) -> PlanFilters:
 def _exclusions(q: str) -> tuple[list[str], str]:
     """The things a question leaves out ("apart from the rent", "not counting the train"),
     and the question without those phrases."""
-    found = [m[1].strip() for m in EXCLUDE.finditer(q)]
-    rest = EXCLUDE.sub(" ", q)
+    found = [m[1].strip() for m in heard.EXCLUDE.finditer(q)]
+    rest = heard.EXCLUDE.sub(" ", q)
     return found, " ".join(rest.split())
 
 
 def _self_contained(rest: str, money: str) -> str:
     """The half handed on, able to stand alone: a short one ("what's the rate?") takes the
     money half's fee or charge along ("what's the rate for non-sterling transaction fees?")."""
-    content = [w for w in re.findall(r"[\w'%-]+", rest) if fold(w) not in _QUESTION_WORDS]
+    content = [w for w in re.findall(r"[\w'%-]+", rest) if fold(w) not in heard.QUESTION_WORDS]
     if len(content) >= 3:
         return rest
     subject = re.search(r"((?:[\w-]+ ){0,3}(?:fees?|charges?|rates?|interest))\b", money, re.IGNORECASE)
     if subject is None:
         return rest
-    words = [w for w in subject[1].split() if fold(w) not in _EDGE_WORDS and fold(w) not in ("including", "incl")]
+    words = [w for w in subject[1].split() if fold(w) not in heard.EDGE_WORDS and fold(w) not in ("including", "incl")]
     return f"{rest.rstrip('?')} for {' '.join(words)}?" if words else rest
 
 
@@ -566,7 +436,8 @@ def _unread(masked: str, filters: PlanFilters, metric: str) -> list[str]:
                                    filters.places, filters.accounts)):
         return []
     words = [w for w in re.findall(r"[a-z][a-z'’+&-]*", fold(masked))
-             if len(w) > 2 and w not in _QUESTION_WORDS and w not in _GENERIC and w.rstrip("s") not in _QUESTION_WORDS
+             if len(w) > 2 and w not in heard.QUESTION_WORDS and w not in _GENERIC
+             and w.rstrip("s") not in heard.QUESTION_WORDS
              and not any(w.startswith(m[:3]) for m in MONTHS)]
     return list(dict.fromkeys(words))[:4]
 
@@ -589,7 +460,7 @@ def _kind_phrase(text: str) -> bool:
 
 
 def _nameable(name: str) -> bool:
-    return fold(name) not in _QUESTION_WORDS and fold(name) not in MONTHS and fold(name) not in ("today",
+    return fold(name) not in heard.QUESTION_WORDS and fold(name) not in MONTHS and fold(name) not in ("today",
                                                                                                    "yesterday")
 
 
@@ -622,7 +493,7 @@ def _per(word: str) -> str:
 
 
 def _limit(q: str) -> int | None:
-    m = _LIMIT.search(q)
+    m = heard.LIMIT.search(q)
     if not m:
         return None
     word = (m[1] or m[2] or m[4] or "").lower()
@@ -650,7 +521,7 @@ def _currency(q: str, vocab: Vocabulary) -> str | None:
 def _balance_day(q: str, today: date, periods: list[Period]) -> list[Period]:
     """The day a balance is asked for: "at the start of June" is the end of 31 May; "at the
     end of June" the end of 30 June; "now" (or nothing) today."""
-    m = BALANCE_DAY.search(q)
+    m = heard.BALANCE_DAY.search(q)
     if m:
         edge, month = (m[1], m[2]) if m[1] else (m[3], m[4])
         named = months_named(month, today)
@@ -677,7 +548,7 @@ def _periods(q: str, today: date) -> list[Period]:
             return found if ma.start() < mb.start() else found[::-1]
     named = months_named(low, today)
     ranged = re.search(r"\b(between|from)\b.*\b(and|to|until|till)\b", low)
-    if len(set(named)) >= 2 and (not ranged or COMPARE.search(low)):
+    if len(set(named)) >= 2 and (not ranged or heard.COMPARE.search(low)):
         return [month_period(y, m) for y, m in dict.fromkeys(named)]
     before = re.search(r"\blast month\b.*\b(the month before|the previous month|the month prior)\b", low)
     if before:
