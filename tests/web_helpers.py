@@ -83,3 +83,14 @@ def serve_app(app: object) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=15)
+
+
+def ask(page, question: str):  # type: ignore[no-untyped-def]
+    """Ask on the page's Ask tab and wait until the answer has finished streaming;
+    returns the answer's element."""
+    count = page.locator(".msg-answer").count()
+    page.get_by_label("Your question").fill(question)
+    page.keyboard.press("Enter")
+    answer = page.locator(".msg-answer").nth(count)
+    answer.and_(page.locator("[aria-busy=false]")).wait_for()
+    return answer

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import httpx
 
-from .common import ADMIN, Served, serve, write
+from .common import Served, serve, write
 
 SHARED = ["Zebra crossings are marked with white stripes.", "The cherry orchard opens in May.",
           "Fig trees need little water.", "A cherry and a zebra share this sentence."] + \
@@ -101,7 +101,7 @@ def run(backends: list[str], output: Path | None = None) -> dict:
     runs = []
     with ExitStack() as stack:
         for name in backends:
-            env = {"RAGLINE_SERVER__ADMIN_KEY": ADMIN}
+            env: dict[str, str] = {}  # serve() sets the admin key and the hashing embedder
             if name == "postgresql":
                 from tests.pg_server import drop_database, fresh_database
 

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
 from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
-from tests.web_helpers import launch_chromium, require_browser, screenshot
+from tests.web_helpers import ask, launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 EXPECT_MS = 20_000
@@ -252,7 +252,7 @@ def test_import_see_inferred_categories_correct_one_and_keep_it(setup, tmp_path)
 def test_answer_sources_link_to_their_rows(setup, tmp_path) -> None:
     _imported(setup)
     context, page, errors = open_page(setup, 1280, 900)
-    answer = _ask(page, "What were my 3 largest purchases?")
+    answer = ask(page, "What were my 3 largest purchases?")
     link = answer.locator(".sources a.source-tx").first
     shoot(page, tmp_path, "answer-sources-1280")
     _no_accessibility_violations(page)
@@ -270,7 +270,7 @@ def test_answer_sources_link_to_their_rows(setup, tmp_path) -> None:
 
     page.get_by_role("tab", name="Ask").click()
     page.get_by_role("button", name="New chat").click()  # not a follow-up of the last question
-    answer = _ask(page, "Where am I spending the most money?")
+    answer = ask(page, "Where am I spending the most money?")
     many = answer.locator(".sources a.source-tx").first
     expect(many).to_have_text(re.compile(r"^its \d+ "))
     many.click()
@@ -350,15 +350,6 @@ def _imported(setup) -> None:  # type: ignore[no-untyped-def]
         response = client.post("/v1/transactions/import", files={"file": ("statement.csv", bank_export(), "text/csv")},
                                data={"currency": "GBP"})
         assert response.status_code == 200, response.text
-
-
-def _ask(page, question: str):  # type: ignore[no-untyped-def]
-    count = page.locator(".msg-answer").count()
-    page.get_by_label("Your question").fill(question)
-    page.keyboard.press("Enter")
-    answer = page.locator(".msg-answer").nth(count)
-    answer.and_(page.locator("[aria-busy=false]")).wait_for()
-    return answer
 
 
 def _no_accessibility_violations(page) -> None:  # type: ignore[no-untyped-def]

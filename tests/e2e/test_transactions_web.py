@@ -14,7 +14,7 @@ from ragline.settings import EmbedderSettings, ServerSettings, Settings
 
 from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant
 from tests.statements import owner_rows, spending_by, write_csv
-from tests.web_helpers import launch_chromium, require_browser, screenshot
+from tests.web_helpers import ask, launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 EXPECT_MS = 20_000
@@ -39,15 +39,6 @@ def setup(tmp_path_factory):
         yield {"server": server, "browser": browser, "key": key, "rows": rows}
 
 
-def _ask(page, question: str):
-    count = page.locator(".msg-answer").count()
-    page.get_by_label("Your question").fill(question)
-    page.keyboard.press("Enter")
-    answer = page.locator(".msg-answer").nth(count)
-    answer.and_(page.locator("[aria-busy=false]")).wait_for()
-    return answer
-
-
 def test_an_aggregate_answer_shows_its_chart_and_table(setup) -> None:
     context = setup["browser"].new_context(viewport={"width": 1200, "height": 1000})
     context.set_default_timeout(EXPECT_MS)
@@ -58,7 +49,7 @@ def test_an_aggregate_answer_shows_its_chart_and_table(setup) -> None:
     page.get_by_label("Tenant API key").fill(setup["key"])
     page.get_by_role("button", name="Sign in").click()
     page.locator("#app-view").wait_for(state="visible")
-    answer = _ask(page, "Where am I spending the most money?")
+    answer = ask(page, "Where am I spending the most money?")
     truth = sorted(spending_by(setup["rows"], "category").items(), key=lambda kv: -kv[1])
     (top, spent) = truth[0][0][0], truth[0][1]
     assert f"Spending by category over all your transactions: {top} {spent:,.2f} GBP" in \
@@ -86,7 +77,7 @@ def test_an_aggregate_answer_shows_its_chart_and_table(setup) -> None:
     assert "Route: records (money question: top categories" in answer.locator(".report-facts").inner_text()
     shot = screenshot(page, "transactions-top-categories", full_page=True)
     assert shot.exists()
-    monthly = _ask(page, "How has my spending changed over the last few months?")
+    monthly = ask(page, "How has my spending changed over the last few months?")
     assert monthly.locator(".records-chart svg rect.bar").count() >= 2
     monthly.scroll_into_view_if_needed()
     screenshot(page, "transactions-month-over-month", full_page=True)

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from ragline.settings import AnswerSettings, ChunkingSettings, EmbedderSettings, ServerSettings, Settings
 
 from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
-from tests.web_helpers import launch_chromium, require_browser, screenshot
+from tests.web_helpers import ask, launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -81,16 +81,6 @@ def sign_in(page, key: str) -> None:
     page.get_by_role("button", name="Sign in").click()
     page.locator("#app-view").wait_for(state="visible")
     expect(page.locator("#conversations")).to_be_visible()
-
-
-def ask(page, question: str):
-    count = page.locator(".msg-answer").count()
-    page.get_by_label("Your question").fill(question)
-    with page.expect_response(lambda r: r.url.endswith("/v1/ask")):
-        page.keyboard.press("Enter")
-    answer = page.locator(".msg-answer").nth(count)
-    answer.and_(page.locator("[aria-busy=false]")).wait_for()
-    return answer
 
 
 def test_focus_ring_is_not_the_error_colour(browser, server) -> None:

@@ -29,7 +29,7 @@ from ragline.settings import ChunkingSettings, EmbedderSettings, ServerSettings,
 
 from tests.server_harness import ADMIN_KEY, LiveServer, create_tenant, wait_for_jobs
 from tests.statements import owner_rows, write_csv
-from tests.web_helpers import launch_chromium, require_browser, screenshot
+from tests.web_helpers import ask, launch_chromium, require_browser, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -116,15 +116,6 @@ def close(page) -> None:  # type: ignore[no-untyped-def]
     errors = page.errors
     page.context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
-
-
-def ask(page, question: str):  # type: ignore[no-untyped-def]
-    count = page.locator(".msg-answer").count()
-    page.get_by_label("Your question").fill(question)
-    page.keyboard.press("Enter")
-    answer = page.locator(".msg-answer").nth(count)
-    answer.and_(page.locator("[aria-busy=false]")).wait_for()
-    return answer
 
 
 def tab(page, name: str) -> None:  # type: ignore[no-untyped-def]

@@ -13,6 +13,8 @@ import contextvars
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -129,20 +131,32 @@ def _trickle(url: str, key: str, stop: threading.Event) -> None:
             sock.sendall(b" ")
 
 
+@contextmanager
+def _hostile_holds_a_slot(server: LiveServer, key: str) -> Iterator[threading.Event]:
+    """Tenant ``hostile`` (whose key is ``key``) holding one slot with a trickling
+    upload (``_trickle``) until the event yielded is set, or the block ends."""
+    stop = threading.Event()
+    trickler = threading.Thread(target=_trickle, args=(server.url, key, stop), daemon=True)
+    trickler.start()
+    try:
+        gate = server.app.state.gate
+        deadline = time.monotonic() + 10
+        while gate.snapshot()["running"].get("hostile") != 1:
+            assert time.monotonic() < deadline, gate.snapshot()
+            time.sleep(0.02)
+        yield stop
+    finally:
+        stop.set()
+        trickler.join(5)
+
+
 def test_a_tenant_holding_its_slot_cannot_delay_another_tenants_requests(tmp_path: Path) -> None:
     settings = Settings(home=tmp_path / "home", embedder=EmbedderSettings(name="hashing"),
                         server=ServerSettings(admin_key=ADMIN_KEY, job_workers=0, request_queue_per_tenant=1))
     with LiveServer(settings) as server:
         hostile, victim = create_tenant(server, "hostile"), create_tenant(server, "victim")
-        stop = threading.Event()
-        trickler = threading.Thread(target=_trickle, args=(server.url, hostile, stop), daemon=True)
-        trickler.start()
-        try:
+        with _hostile_holds_a_slot(server, hostile) as stop:
             gate = server.app.state.gate
-            deadline = time.monotonic() + 10
-            while gate.snapshot()["running"].get("hostile") != 1:
-                assert time.monotonic() < deadline, gate.snapshot()
-                time.sleep(0.02)
             with server.client(hostile) as h, server.client(victim) as v:
                 later: list[httpx.Response] = []
                 queued = threading.Thread(target=lambda: later.append(
@@ -160,9 +174,6 @@ def test_a_tenant_holding_its_slot_cannot_delay_another_tenants_requests(tmp_pat
                 stop.set()  # the upload ends (its body is not JSON): the queued search goes next
                 queued.join(10)
                 assert [r.status_code for r in later] == [404]
-        finally:
-            stop.set()
-            trickler.join(5)
         assert httpx.get(server.url + "/readyz").status_code == 200
 
 
@@ -325,15 +336,9 @@ def test_a_tenants_lookups_wait_for_its_share_while_another_tenants_are_answered
                         server=ServerSettings(admin_key=ADMIN_KEY, job_workers=0))
     with LiveServer(settings) as server:
         hostile, victim = create_tenant(server, "hostile"), create_tenant(server, "victim")
-        stop = threading.Event()
-        trickler = threading.Thread(target=_trickle, args=(server.url, hostile, stop), daemon=True)
-        trickler.start()
-        try:
+        with _hostile_holds_a_slot(server, hostile) as stop:
             gate = server.app.state.gate
             deadline = time.monotonic() + 10
-            while gate.snapshot()["running"].get("hostile") != 1:
-                assert time.monotonic() < deadline, gate.snapshot()
-                time.sleep(0.02)
             with server.client(hostile) as h, server.client(victim) as v:
                 later: list[httpx.Response] = []
                 lookups = [threading.Thread(target=lambda path=path: later.append(h.get(path)), daemon=True)
@@ -350,9 +355,6 @@ def test_a_tenants_lookups_wait_for_its_share_while_another_tenants_are_answered
                 for thread in lookups:
                     thread.join(10)
                 assert sorted(r.status_code for r in later) == [200, 200, 200]
-        finally:
-            stop.set()
-            trickler.join(5)
 
 
 def test_a_heavier_tenant_starts_nothing_new_beside_a_lighter_tenants_request_for_a_bounded_while() -> None:
