@@ -301,6 +301,9 @@ def test_a_new_upload_shows_at_the_top_with_its_progress(setup) -> None:
                      for i in range(16)]
         jobs = client.post("/v1/collections/archive/documents/text", json={"documents": documents}).json()["jobs"]
         wait_for_jobs(client, [j["id"] for j in jobs])
+    # The list is newest first to the second, then by name (a batch reads alphabetically):
+    # an upload in the same second as the archive's documents would sort among them.
+    time.sleep(1.1)
     page = open_page(setup, setup["tenant"], 1280, 820)
     page.locator("#collection-select").select_option("archive")
     tab(page, "Documents")
@@ -315,7 +318,9 @@ def test_a_new_upload_shows_at_the_top_with_its_progress(setup) -> None:
                                                       "buffer": notes.encode()}])
         row = doc_row(page, "zz-roadmap.txt")
         expect(row.locator(".state")).to_have_text("Embedding")
-        expect(row).to_be_in_viewport(ratio=1)  # where the user is looking, not below the fold
+        # Where the user is looking, not below the fold. Not ratio=1: the card grows as its
+        # progress arrives, and CI once saw 99.87 % of it in view (a fraction of a pixel out).
+        expect(row).to_be_in_viewport(ratio=0.99)
         expect(row.locator("progress")).to_be_in_viewport()
         expect(row.locator(".doc-detail")).to_have_text(re.compile(r"[1-9]\d* / \d+ chunks · \d+ %"))
         assert page.locator("#documents li.doc").first.evaluate("li => li.dataset.key") == \
