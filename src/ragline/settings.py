@@ -241,6 +241,10 @@ class TracingSettings(BaseModel):
 class ServerSettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    # App processes behind one port (server/front.py): each tenant's requests go to one of
+    # them, so a tenant flooding the server shares no interpreter with the others. 1: this
+    # process serves the app itself (also with a store only one process may open).
+    processes: int = Field(default=2, ge=1, le=64)
     admin_key: str | None = None
     job_workers: int = Field(default=1, ge=0, le=32)  # 0: this process only serves; `ragline worker` ingests
     # One more job worker beside them that takes only jobs of tenants with none running:

@@ -31,10 +31,12 @@ background ingestion, search, cited answers, and an OpenAI-compatible chat endpo
 Every `/v1` route except `/v1/tenants…` takes a tenant API key (`Authorization: Bearer …`)."""
 
 
-def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, engine: Engine | None = None,
+               outside: Callable[[], bool] | None = None) -> FastAPI:
     """Build the API over ``engine`` (or one built from ``settings``). Job workers
     start with the app's lifespan and stop with it; the engine is closed only if
-    this function created it."""
+    this function created it. ``outside``: for an app process behind a front, whether
+    its requests step aside for another process's (``FairGate``)."""
     settings = settings or (engine.settings if engine is not None else Settings())
     owns_engine = engine is None
     engine = engine or Engine(settings)
@@ -70,7 +72,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.metrics = metrics
     app.state.uploads = uploads
     server = settings.server
-    app.state.gate = FairGate(server.request_slots, server.request_slots_per_tenant, server.request_queue_per_tenant)
+    app.state.gate = FairGate(server.request_slots, server.request_slots_per_tenant, server.request_queue_per_tenant,
+                              outside=outside)
     app.state.key_cache = KeyCache()  # keys checked in the last second (server/auth.py)
     engine.remote_wait = released
     # An app over an engine the caller built keeps its workers in this process, on that engine;
@@ -127,7 +130,30 @@ def _mcp_lifespan(app: FastAPI) -> Any:
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None,
           engine: Engine | None = None, on_started: Callable[[str], None] | None = None) -> None:
     """Run the API with uvicorn until interrupted; ``on_started(url)`` is called once
-    the socket is bound. Our JSON line per request replaces uvicorn's access log."""
+    the socket is bound. With ``server.processes`` above 1 (and no engine passed in,
+    and a store more than one process may open) the port is held by a front that
+    hands each tenant's requests to one of that many app processes (``front.py``);
+    otherwise this process serves the app itself."""
+    app: Any
+    if engine is None and settings.server.processes > 1 and not one_process_only(settings.store.url):
+        from .front import Front
+
+        app, relayed = Front(settings), {"server_header": False, "date_header": False}  # the app's own are relayed
+    else:
+        app, relayed = create_app(settings, engine), {}
+    _run(app, settings, on_started, host=host or settings.server.host,
+         port=port if port is not None else settings.server.port, **relayed)
+
+
+def run_app(settings: Settings, uds: str, outside: Callable[[], bool]) -> None:
+    """Serve the app on the Unix socket ``uds`` for a front (``app_child``). Only the
+    front can reach the socket (a private folder), so its ``X-Forwarded-For`` is trusted."""
+    _run(create_app(settings, outside=outside), settings, None, uds=uds, proxy_headers=True, forwarded_allow_ips="*",
+         timeout_keep_alive=300)  # the front keeps its connections for reuse
+
+
+def _run(app: Any, settings: Settings, on_started: Callable[[str], None] | None, **options: Any) -> None:
+    """uvicorn, with our JSON line per request instead of its access log."""
     import sys
 
     import uvicorn
@@ -146,8 +172,6 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
 
     # A bounded graceful shutdown: without it uvicorn waits for every request in flight,
     # so one long request (a slow provider, a huge question) kept SIGTERM from stopping us.
-    config = uvicorn.Config(create_app(settings, engine), host=host or settings.server.host,
-                            port=port if port is not None else settings.server.port,
-                            access_log=False, log_level="warning",
-                            timeout_graceful_shutdown=settings.server.shutdown_timeout_s)
+    config = uvicorn.Config(app, access_log=False, log_level="warning",
+                            timeout_graceful_shutdown=settings.server.shutdown_timeout_s, **options)
     _Server(config).run()

@@ -27,7 +27,10 @@ Two requests that do run at once share one GIL, so at the library's pause points
 aside while a newer one of another tenant runs (at most ``max_pause_s`` per
 request; never for a tenant with more requests running and waiting than its own):
 a tenant's short search then runs at nearly its solo speed next to another's long
-one. Waiting on a remote LLM is not CPU work: the answer path gives the slot back
+one. Behind a front (``front.py``) tenants run in different processes, which share the
+cores instead of a GIL; the front tells each process (``outside``) when it holds a
+busier tenant than one with a request in flight elsewhere, and its requests then step
+aside at the same pause points. Waiting on a remote LLM is not CPU work: the answer path gives the slot back
 for the provider call (``released``), so a slow provider does not hold it. Ingestion
 runs in its own process (``worker_process``), outside this gate; an upload's cost is
 the server's share of it (reading, checking and keeping the body, queueing the job).
@@ -56,6 +59,8 @@ COSTS = {"read": 1, "query": 2, "upload": 3}
 """What one request weighs in the gate, by kind (``cost_of`` tells a request's kind)."""
 SLOT = COSTS["query"]
 """The units of one slot: ``server.request_slots`` counts searches that run at once."""
+OUTSIDE_POLL_S = 0.0005
+"""How often a request stepping aside for another process's looks again (``FairGate.outside``)."""
 
 
 @dataclass(eq=False)
@@ -88,8 +93,10 @@ class FairGate:
     """Admission of request work, fair across tenants (see the module docstring)."""
 
     def __init__(self, slots: int, per_tenant: int | None = None, max_waiting: int = 64,
-                 wait_s: float = 30.0, max_pause_s: float = 1.0) -> None:
+                 wait_s: float = 30.0, max_pause_s: float = 1.0,
+                 outside: Callable[[], bool] | None = None) -> None:
         self.slots = slots
+        self.outside = outside  # True while a lighter tenant's request runs in another process (front.py)
         self.per_tenant = min(slots, per_tenant) if per_tenant is not None else max(1, slots - 1)
         self.max_waiting = max_waiting
         self.wait_s = wait_s
@@ -212,6 +219,12 @@ class FairGate:
                 began = time.monotonic()
                 self._changed.wait(self.max_pause_s - slot.paused_s)
                 slot.paused_s += time.monotonic() - began
+        # The same rule across the app processes of a front: it says when this process holds a
+        # busier tenant than one whose request runs in another process, which shares the cores.
+        while self.outside is not None and slot.paused_s < self.max_pause_s and self.outside():
+            began = time.monotonic()
+            time.sleep(OUTSIDE_POLL_S)
+            slot.paused_s += time.monotonic() - began
 
     def _yields_to(self, slot: _Slot, other: _Slot) -> bool:
         """Whether ``slot`` steps aside while ``other`` (another tenant's) runs: for a
