@@ -293,6 +293,35 @@ def test_a_flooding_tenants_newer_request_steps_aside_for_a_lighter_tenants_olde
     assert _run(scenario()) >= 0.04
 
 
+def test_a_request_steps_aside_while_the_front_says_another_process_serves_a_lighter_tenant() -> None:
+    """Behind a front, tenants run in different app processes that share the cores: the
+    front's ``outside`` flag makes this process's requests step aside at pause points
+    (at most ``max_pause_s``), and they go on as soon as it clears."""
+    from ragline.pause import pause_point
+
+    flag = {"on": True}
+
+    async def scenario() -> tuple[float, float, float]:
+        gate = FairGate(slots=2, max_pause_s=0.3, outside=lambda: flag["on"])
+        slot = await gate.enter("hostile")
+        context = contextvars.copy_context()
+        began = time.monotonic()
+        waiter = asyncio.create_task(asyncio.to_thread(context.run, pause_point))
+        await asyncio.sleep(0.05)
+        flag["on"] = False  # the lighter tenant's request ended
+        await waiter
+        cleared = time.monotonic() - began
+        first = slot.paused_s
+        flag["on"] = True  # and another that never ends: bounded by max_pause_s in all
+        await asyncio.to_thread(context.run, pause_point)
+        gate.leave(slot)
+        return first, cleared, slot.paused_s
+
+    first, cleared, total = _run(scenario())
+    assert 0.04 <= first < 0.3 and cleared < 0.3  # it waited while the flag was set, not for the bound
+    assert total == pytest.approx(0.3, abs=0.05)  # never more than max_pause_s per request
+
+
 # -- issue 29: every route takes part, weighted by its cost ------------------------------
 def test_lookups_weigh_less_than_searches_and_uploads_more() -> None:
     from ragline.server.fairness import COSTS, cost_of

@@ -149,7 +149,7 @@ class AppProcesses:
 
     def __init__(self, settings: Settings, count: int) -> None:
         self.settings, self.count = settings, count
-        self.folder = Path(tempfile.mkdtemp(prefix="ragline-front-"))  # 0700: only this user reaches the sockets
+        self.folder = Path(tempfile.mkdtemp(prefix=f"ragline-front-{os.getpid()}-"))  # 0700: only this user reaches the sockets
         self.sockets = [self.folder / f"app{i}.sock" for i in range(count)]
         self.step_aside_file = self.folder / "step-aside"  # a byte per process (``Affinity._publish``)
         self.step_aside_file.write_bytes(bytes(count))
