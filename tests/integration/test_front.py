@@ -23,7 +23,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-
 ADMIN = "admin-secret"
 
 
@@ -200,3 +199,19 @@ def test_sigterm_stops_the_front_and_every_app_process(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+def test_one_process_serves_the_app_itself(tmp_path: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "RAGLINE_HOME": str(tmp_path), "RAGLINE_EMBEDDER__NAME": "hashing"}
+    with (tmp_path / "serve.log").open("wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "ragline", "serve", "--port", str(port), "--processes", "1"],
+                                   env=env, stdout=out, stderr=subprocess.STDOUT)
+    served = Front(f"http://127.0.0.1:{port}", process, tmp_path / "serve.log")
+    try:
+        _wait_ready(served)
+        assert served.apps() == []
+        assert 'process="' not in httpx.get(served.url + "/metrics").text
+    finally:
+        process.kill()
+        process.wait(10)

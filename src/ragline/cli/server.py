@@ -29,11 +29,16 @@ app.add_typer(key_app, name="key")
 def serve(
     host: Annotated[str | None, typer.Option(help="Interface to bind (default: server.host, 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="Port (default: server.port, 8000).")] = None,
+    processes: Annotated[int | None, typer.Option(
+        help="App processes behind the port, each tenant's requests in one (default: server.processes, 2; "
+             "1 serves from this process).", min=1, max=64)] = None,
 ) -> None:
     """Run the REST API (and the web page) with background ingestion workers."""
     from ..server import serve as run
 
     settings = load_settings()
+    if processes is not None:
+        settings = settings.model_copy(update={"server": settings.server.model_copy(update={"processes": processes})})
     with _engine() as engine:  # a wrong store URL or a server without pgvector stops here, named
         try:
             engine.connect()

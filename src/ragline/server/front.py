@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import mmap
 import os
 import shutil
@@ -121,13 +122,17 @@ class Affinity:
         aside while it holds a tenant with more requests in flight than a tenant with one
         in flight in another process. In flight counts what runs and what waits in the app."""
         busiest = [0] * self.processes
+        lightest = [math.inf] * self.processes  # the fewest in flight of a tenant with any, per process
         for hold in self._holds.values():
-            busiest[hold.process] = max(busiest[hold.process], hold.in_flight)
+            if hold.in_flight > 0:
+                busiest[hold.process] = max(busiest[hold.process], hold.in_flight)
+                lightest[hold.process] = min(lightest[hold.process], hold.in_flight)
         for process in range(self.processes):
-            lighter = any(0 < hold.in_flight < busiest[process] for hold in self._holds.values()
-                          if hold.process != process)
-            if self.step_aside[process] != lighter:
-                self.step_aside[process] = lighter
+            elsewhere = min((lightest[other] for other in range(self.processes) if other != process),
+                            default=math.inf)
+            step_aside = elsewhere < busiest[process]
+            if self.step_aside[process] != step_aside:
+                self.step_aside[process] = step_aside
 
     def _lightest(self, now: float, exclude: str) -> int:
         load = {p: [0, 0] for p in range(self.processes) if p not in self.down} or {0: [0, 0]}
@@ -287,6 +292,10 @@ class _Response:
         self.complete = True
 
 
+class _ClientGone(Exception):
+    """The client left while its request body was relayed: nothing to answer."""
+
+
 class _Broken(Exception):
     """The relay broke after the request was sent (or its body read): not retried."""
 
@@ -354,7 +363,7 @@ class Front:
         index = self.affinity.enter(tenant)
         started: list[bool] = []  # appended to when the response's start is sent
 
-        async def send_once(message: dict[str, Any]) -> None:
+        async def tracked(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 started.append(True)
             await send(message)
@@ -362,7 +371,7 @@ class Front:
         try:
             for attempt in range(2):
                 try:
-                    await self._relay(index, scope, receive, send_once)
+                    await self._relay(index, scope, receive, tracked)
                     return
                 except _Broken as exc:  # the request was sent: never sent twice
                     log.warning(json.dumps({"event": "relay_broken", "process": index, "error": str(exc)}))
@@ -448,11 +457,11 @@ class Front:
             try:
                 if has_body:
                     whole = await self._pump(conn, chunked, receive, answer)
+            except _ClientGone:
+                answer.cancel()
+                return
             except OSError:
-                if not answer.done() and not conn.answered:
-                    answer.cancel()
-                    raise
-                whole = False
+                whole = False  # the app stopped reading: it answered early (401, 413, 429) or died
             pumped.set()
             reusable = await answer and whole
         except OSError as exc:
@@ -469,7 +478,7 @@ class Front:
         while not answer.done():
             message = await receive()
             if message["type"] == "http.disconnect":
-                raise ConnectionAbortedError("the client left while sending its request")
+                raise _ClientGone
             body = message.get("body", b"")
             if chunked and body:
                 conn.writer.write(b"%x\r\n%s\r\n" % (len(body), body))
