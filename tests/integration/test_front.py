@@ -144,9 +144,17 @@ def test_uploads_streamed_answers_and_refusals_pass_the_relay_intact(front: Fron
         assert events[-1] == "event: done" and "event: delta" in events
         # The app refuses a body over server.max_request_mb (1 MB here) before reading it: its
         # 413 must reach the client, not a relay error.
-        refused = client.post("/v1/collections/kb/documents", files={"files": ("big.txt", b"x" * 3_000_000)})
+        refused = client.post("/v1/collections/kb/documents", files={"files": ("big.txt", b"x" * 30_000_000)})
         assert refused.status_code == 413, refused.text
         assert refused.json()["error"]["code"] == "payload_too_large"
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: the app counts as it reads, then stops reading
+            for _ in range(200):
+                yield b"y" * 100_000
+
+        streamed = client.post("/v1/collections/kb/documents/text", content=chunks(),
+                               headers={"content-type": "application/json"})
+        assert streamed.status_code == 413, streamed.text
         assert client.head("/").status_code == 200  # headers only: the relay must not wait for a body
     assert httpx.get(front.url + "/v1/search", headers={"Authorization": "Bearer wrong"}).status_code == 401
     page = httpx.get(front.url + "/")

@@ -44,6 +44,7 @@ import math
 import mmap
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -233,10 +234,31 @@ class AppProcesses:
 
 @dataclass(eq=False)
 class _Conn:
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
+    """A connection to an app process: a plain non-blocking socket, not a stream. A
+    stream's failed write (the app stopped reading an upload it refused) closes its
+    reading side too and drops the refusal already received; a socket keeps it."""
+
+    sock: socket.socket
     answered: bool = False  # the app process wrote something back on it for this request
     reused: bool = False  # taken from the idle ones (else opened for this request)
+
+    async def send(self, data: bytes) -> None:
+        await asyncio.get_running_loop().sock_sendall(self.sock, data)
+
+    async def recv(self) -> bytes:
+        return await asyncio.get_running_loop().sock_recv(self.sock, 65536)
+
+    def closed(self) -> bool:
+        """Whether the app closed it while it was idle."""
+        try:
+            return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    def close(self) -> None:
+        self.sock.close()
 
 
 class _Pool:
@@ -246,27 +268,33 @@ class _Pool:
         self.sockets, self.keep = sockets, keep
         self._idle: list[list[_Conn]] = [[] for _ in sockets]
 
-    async def take(self, index: int, fresh: bool = False) -> _Conn:
+    async def take(self, index: int) -> _Conn:
         idle = self._idle[index]
-        while idle and not fresh:
+        while idle:
             conn = idle.pop()
-            if not conn.reader.at_eof():
+            if not conn.closed():
                 conn.answered, conn.reused = False, True
                 return conn
-            conn.writer.close()
-        reader, writer = await asyncio.open_unix_connection(str(self.sockets[index]), limit=1 << 20)
-        return _Conn(reader, writer)
+            conn.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            await asyncio.get_running_loop().sock_connect(sock, str(self.sockets[index]))
+        except OSError:
+            sock.close()
+            raise
+        return _Conn(sock)
 
     def give(self, index: int, conn: _Conn, reusable: bool) -> None:
         if reusable and len(self._idle[index]) < self.keep:
             self._idle[index].append(conn)
         else:
-            conn.writer.close()
+            conn.close()
 
     def close(self) -> None:
         for idle in self._idle:
             for conn in idle:
-                conn.writer.close()
+                conn.close()
             idle.clear()
 
 
@@ -441,15 +469,10 @@ class Front:
             head.append(b"transfer-encoding: chunked\r\n")
         head.append(b"\r\n")
         conn = await self._pool.take(index)
-        if conn.reused and not has_body:  # an idle connection the app may have just closed: look first
-            await asyncio.sleep(0)
-            if conn.reader.at_eof():
-                conn.writer.close()
-                conn = await self._pool.take(index, fresh=True)
         reusable = False
         pumped = asyncio.Event()  # the request's body is all sent (or it has none)
         try:
-            conn.writer.write(b"".join(head))
+            await conn.send(b"".join(head))
             # The response is read while the body is sent: an app refusing an upload (401, 413,
             # 429) answers before reading it, and its answer must reach the client.
             answer = asyncio.ensure_future(self._respond(conn, scope["method"] == "HEAD", pumped, receive, send))
@@ -481,13 +504,12 @@ class Front:
                 raise _ClientGone
             body = message.get("body", b"")
             if chunked and body:
-                conn.writer.write(b"%x\r\n%s\r\n" % (len(body), body))
+                await conn.send(b"%x\r\n%s\r\n" % (len(body), body))
             elif body:
-                conn.writer.write(body)
-            await conn.writer.drain()
+                await conn.send(body)
             if not message.get("more_body"):
                 if chunked:
-                    conn.writer.write(b"0\r\n\r\n")
+                    await conn.send(b"0\r\n\r\n")
                 return True
         return False
 
@@ -501,7 +523,7 @@ class Front:
         watcher: asyncio.Future[None] | None = None
         try:
             while not parser.complete:
-                data = await conn.reader.read(65536)
+                data = await conn.recv()
                 if not data:
                     raise ConnectionResetError("the app process closed the connection")
                 conn.answered = True
