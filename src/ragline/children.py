@@ -8,16 +8,21 @@ multiprocessing, whose spawn mode re-imports the caller's ``__main__``).
 - ``child_env`` lets the child import ragline from wherever this process did.
 - ``die_with_parent`` (called in the child) ends it when its parent dies, even by
   SIGKILL: ``PR_SET_PDEATHSIG`` on Linux, and a watchdog on the parent pid.
+- ``supervise`` restarts a long-lived child (the server's ingestion process, the
+  front's app processes) when it exits, with backoff.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import queue
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +83,34 @@ def die_with_parent(parent: int) -> None:
     if os.getppid() != parent:  # the parent died before the prctl took effect
         os._exit(0)
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+RESTART_MAX_S = 30.0
+"""The longest wait before a child that keeps dying is started again."""
+
+
+def supervise(current: Callable[[], subprocess.Popen[bytes] | None], launch: Callable[[], None],
+              stop: threading.Event, event: str, **fields: Any) -> None:
+    """Until ``stop`` is set, start the child again (``launch``) whenever ``current()``
+    has exited: at once after a run of a minute or more, else after a backoff doubling
+    from 1 s to ``RESTART_MAX_S``. Logs ``<event>_exited`` and ``<event>_start_failed``
+    with ``fields``. Run it on a thread of its own."""
+    log = logging.getLogger("ragline.server")
+    backoff = 1.0
+    while not stop.is_set():
+        process = current()
+        started = time.monotonic()
+        while process is not None and process.poll() is None:
+            if stop.wait(0.5):
+                return
+        if time.monotonic() - started > 60:
+            backoff = 1.0  # it ran a good while: restart at once next time
+        log.warning(json.dumps({"event": f"{event}_exited", **fields,
+                                "code": process.returncode if process else None, "restart_in_s": backoff}))
+        if stop.wait(backoff):
+            return
+        backoff = min(RESTART_MAX_S, backoff * 2)
+        try:
+            launch()
+        except OSError as exc:
+            log.warning(json.dumps({"event": f"{event}_start_failed", **fields, "error": str(exc)}))

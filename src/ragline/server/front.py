@@ -62,7 +62,7 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.registry import Collector
 
-from ..children import child_env, spawn
+from ..children import child_env, spawn, supervise
 from ..settings import Settings
 from .auth import KeyCache
 from .errors import error_json
@@ -74,7 +74,6 @@ log = logging.getLogger("ragline.server")
 HOLD_S = 60.0
 """How long a tenant keeps its app process after its last request: the time a
 per-minute budget takes to refill (``quotas.py``), so per-process budgets stay exact."""
-RESTART_MAX_S = 30.0
 START_TIMEOUT_S = 120.0
 """How long the front waits for its app processes to answer before it serves."""
 HOP_BY_HOP = frozenset({b"connection", b"keep-alive", b"proxy-connection", b"te", b"trailer",
@@ -189,24 +188,7 @@ class AppProcesses:
         log.info(json.dumps({"event": "app_process_started", "index": index, "pid": process.pid}))
 
     def _watch(self, index: int) -> None:
-        backoff = 1.0
-        while not self._stop.is_set():
-            process = self._processes[index]
-            started = time.monotonic()
-            while process is not None and process.poll() is None:
-                if self._stop.wait(0.5):
-                    return
-            if time.monotonic() - started > 60:
-                backoff = 1.0
-            log.warning(json.dumps({"event": "app_process_exited", "index": index,
-                                    "code": process.returncode if process else None, "restart_in_s": backoff}))
-            if self._stop.wait(backoff):
-                return
-            backoff = min(RESTART_MAX_S, backoff * 2)
-            try:
-                self._launch(index)
-            except OSError as exc:
-                log.warning(json.dumps({"event": "app_process_start_failed", "index": index, "error": str(exc)}))
+        supervise(lambda: self._processes[index], lambda: self._launch(index), self._stop, "app_process", index=index)
 
     def pid(self, index: int) -> int | None:
         process = self._processes[index]

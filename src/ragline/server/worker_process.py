@@ -20,16 +20,12 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from typing import IO, Any
 
-from ..children import child_env, spawn
+from ..children import child_env, spawn, supervise
 from ..settings import Settings
 
 log = logging.getLogger("ragline.server")
-
-RESTART_MAX_S = 30.0
-
 
 class WorkerProcess:
     """Supervises the ingestion child process."""
@@ -79,26 +75,7 @@ class WorkerProcess:
         stream.close()
 
     def _watch(self) -> None:
-        backoff = 1.0
-        while not self._stop.is_set():
-            process = self._process
-            if process is not None and process.poll() is None:
-                started = time.monotonic()
-                while process.poll() is None and not self._stop.wait(0.5):
-                    pass
-                if time.monotonic() - started > 60:
-                    backoff = 1.0  # it ran a good while: restart at once next time
-            if self._stop.is_set():
-                return
-            log.warning(json.dumps({"event": "job_process_exited", "code": process.returncode if process else None,
-                                    "restart_in_s": backoff}))
-            if self._stop.wait(backoff):
-                return
-            backoff = min(RESTART_MAX_S, backoff * 2)
-            try:
-                self._launch()
-            except OSError as exc:
-                log.warning(json.dumps({"event": "job_process_start_failed", "error": str(exc)}))
+        supervise(lambda: self._process, self._launch, self._stop, "job_process")
 
     def stop(self, timeout: float = 10.0) -> None:
         """Close the child's stdin (its workers stop), then kill it after ``timeout``."""
