@@ -29,6 +29,7 @@ from ragline.analyzer import analyze, query_terms
 from ragline.store.postgres import keywords
 from ragline.store.postgres.keywords import term_counts
 from ragline.store.postgres.schema import MIGRATIONS
+from ragline.store.postgres.search import dense_sql
 from ragline.store.types import ChunkRecord, DocumentRecord
 
 from tests.contract_helpers import claim_in_parallel, doc_id
@@ -304,7 +305,7 @@ def test_hnsw_index_is_built_used_and_dropped(store, tmp_path, pg_url) -> None: 
     cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
     with admin_connect(pg_url) as conn:
         valid = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-                             (f"chunks_hnsw_{cid}",)).fetchone()
+                             (f"chunks_hnswh_{cid}",)).fetchone()
         assert valid == (True,)
         rng = np.random.default_rng(0)
         centers = _clustered(store, 4, 80, dim, rng)
@@ -326,19 +327,71 @@ def test_hnsw_index_is_built_used_and_dropped(store, tmp_path, pg_url) -> None: 
         approx = store.dense_search(scope, query, 20, filters)
         assert len(approx) == 20 and approx[0][0] == exact[0][0]
         assert all(a[1] >= b[1] for a, b in itertools.pairwise(approx))  # re-sorted by exact score
+        pg.exact_below = 10_000
+        exact_scores = dict(store.dense_search(scope, query, 800, filters))
+        pg.exact_below = 1
+        # The walk reads half precision; the scores are the float32 ones exact search gives.
+        assert all(score == exact_scores[chunk] for chunk, score in approx)
         recalls.append(len({c for c, _ in approx} & {c for c, _ in exact}) / 20)
     assert np.mean(recalls) >= 0.95, recalls
     with pg._tx("t") as cur:  # the planner really takes the partial index, under RLS, for an owner's scope
         cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
         plan = "\n".join(r[0] for r in cur.execute(
-            f"EXPLAIN SELECT id, dist FROM (SELECT c.id, c.embedding::vector({dim}) <=> %s AS dist FROM chunks c "
+            f"EXPLAIN SELECT id, dist FROM (SELECT c.id, c.embedding <=> %s AS dist FROM chunks c "
             f"WHERE c.collection_id = {cid} AND c.tenant = 't' AND (c.owner IS NULL OR c.owner = 'ann') "
-            f"ORDER BY dist LIMIT 20) nn ORDER BY dist, id", (np.ones(dim, np.float32),)))
-        assert f"Index Scan using chunks_hnsw_{cid}" in plan, plan
+            f"ORDER BY c.embedding::halfvec({dim}) <=> %s::halfvec({dim}) LIMIT 20) nn ORDER BY dist, id",
+            (np.ones(dim, np.float32), np.ones(dim, np.float32))))
+        assert f"Index Scan using chunks_hnswh_{cid}" in plan, plan
     store.delete_collection(Scope("t", ("kb",)))
     store.close()
     with admin_connect(pg_url) as conn:
-        assert conn.execute("SELECT to_regclass(%s)", (f"chunks_hnsw_{cid}",)).fetchone() == (None,)
+        assert conn.execute("SELECT to_regclass(%s)", (f"chunks_hnswh_{cid}",)).fetchone() == (None,)
+
+
+def test_a_collection_indexed_in_float32_is_searched_through_it_until_its_halfvec_index_is_built(
+        store, tmp_path, pg_url) -> None:  # noqa: F811
+    """A collection indexed by an earlier version (an HNSW index on ``embedding::vector(D)``)
+    keeps using it, never a scan of every row, until ``ensure_collection`` (the next write)
+    builds the halfvec index, which then replaces it."""
+    dim, scope = 16, Scope("t", ("kb",), "ann")
+    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
+    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
+    centers = _clustered(store, 4, 80, dim, np.random.default_rng(3))
+    store.close()
+
+    def indexes() -> set[str]:
+        with admin_connect(pg_url) as conn:
+            return {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw%'")}
+
+    with admin_connect(pg_url) as conn:  # as an earlier version left it
+        conn.execute(f"DROP INDEX chunks_hnswh_{cid}")
+        conn.execute(f"CREATE INDEX chunks_hnsw_{cid} ON chunks USING hnsw ((embedding::vector({dim})) "
+                     f"vector_cosine_ops) WHERE collection_id = {cid}")
+        conn.execute("ANALYZE")
+        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+        conn.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
+        conn.execute(f"ALTER DATABASE {name} SET enable_bitmapscan = off")
+    assert indexes() == {f"chunks_hnsw_{cid}"}
+    store = open_store(_settings(tmp_path, pg_url))
+    try:
+        pg = store.catalog
+        pg.exact_below = 1
+        hits = store.dense_search(scope, centers[0], 10)
+        assert len(hits) == 10
+        with pg._tx("t") as cur:  # what dense_search asks for before its halfvec index exists: the float32 one
+            half = cur.execute("SELECT EXISTS (SELECT 1 FROM pg_index i WHERE i.indisvalid "
+                               "AND i.indexrelid = to_regclass('chunks_hnswh_' || %s))", (cid,)).fetchone()[0]
+            assert not half
+            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            sql, _ = dense_sql(cid, dim, "float", "", " AND (c.owner IS NULL OR c.owner = %s)")
+            query = centers[0].astype(np.float32)
+            plan = "\n".join(r[0] for r in cur.execute("EXPLAIN " + sql, (query, "t", "ann", query, 10)))
+            assert f"Index Scan using chunks_hnsw_{cid}" in plan, plan
+        store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
+        assert indexes() == {f"chunks_hnswh_{cid}"}
+        assert [c for c, _ in store.dense_search(scope, centers[0], 10)] == [c for c, _ in hits]
+    finally:
+        store.close()
 
 
 def test_filtered_hnsw_returns_the_filtered_top_k(store, tmp_path, pg_url) -> None:  # noqa: F811
@@ -384,7 +437,7 @@ def test_bulk_load_builds_the_hnsw_index_once_after_the_load(store, pg_url) -> N
     def index_state():
         with admin_connect(pg_url) as conn:
             return conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-                                (f"chunks_hnsw_{cid}",)).fetchone()
+                                (f"chunks_hnswh_{cid}",)).fetchone()
 
     assert index_state() == (True,)
     with store.catalog.bulk_load(scope):

@@ -496,29 +496,48 @@ def rls_enforced(conn: psycopg.Connection, use_role: bool) -> bool:
 
 
 # -- per-collection HNSW indexes ---------------------------------------------------------
-HNSW_MAX_DIM = 2000  # pgvector's limit for an HNSW index on ``vector``; above it, exact search only
+HNSW_MAX_DIM = 2000  # above it, exact search only (an HNSW index takes 4,000 on halfvec, 2,000 on vector)
 INDEX_BUILD_MEMORY = "1GB"  # maintenance_work_mem of an HNSW build (a million 384-d rows fit)
 _ANN_LOCK = 1 << 62  # + collection id: the advisory lock of one collection's index DDL
 
 
 def ann_index_name(cid: int) -> str:
+    """A collection's HNSW index over half-precision copies of its vectors."""
+    return f"chunks_hnswh_{int(cid)}"
+
+
+def float_ann_index_name(cid: int) -> str:
+    """The float32 HNSW index collections had before: searched until the halfvec one is built."""
     return f"chunks_hnsw_{int(cid)}"
 
 
 def ensure_ann_index(pool: ConnectionPool, cid: int, dimension: int, timeout_ms: int) -> bool:
-    """Build a collection's partial HNSW index (on ``embedding::vector(D)`` where
+    """Build a collection's partial HNSW index (on ``embedding::halfvec(D)`` where
     ``collection_id = N``, the expression and predicate dense search repeats) unless
-    it exists and is valid; True when it does. CONCURRENTLY, outside any transaction,
-    so writers are never blocked; a failure only costs speed, so it is logged."""
+    it exists and is valid; True when it does, and the float32 index of earlier
+    versions is then dropped. CONCURRENTLY, outside any transaction, so writers are
+    never blocked; a failure only costs speed, so it is logged.
+
+    Half precision: the graph walk reads half the bytes, and the k rows it finds are
+    re-ranked by their float32 distance (``search.py``). At 100,000 clustered 384-d
+    vectors recall@10 was 0.983 (float32 0.983), 0.978 filtered to half the rows
+    (0.983), p50 2.5 ms against 4.1, the index 112 MB against 195 (docs/scaling.md)."""
     name = ann_index_name(cid)
     create = (f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON chunks USING hnsw "
-              f"((embedding::vector({int(dimension)})) vector_cosine_ops) WHERE collection_id = {int(cid)}")
-    return _index_ddl(pool, cid, name, create, timeout_ms, probe=True)
+              f"((embedding::halfvec({int(dimension)})) halfvec_cosine_ops) WHERE collection_id = {int(cid)}")
+    ready = _index_ddl(pool, cid, name, create, timeout_ms, probe=True)
+    if ready:
+        old = float_ann_index_name(cid)
+        _index_ddl(pool, cid, old, f"DROP INDEX CONCURRENTLY IF EXISTS {old}", timeout_ms, probe=False)
+    return ready
 
 
 def drop_ann_index(pool: ConnectionPool, cid: int, timeout_ms: int) -> bool:
-    name = ann_index_name(cid)
-    return _index_ddl(pool, cid, name, f"DROP INDEX CONCURRENTLY IF EXISTS {name}", timeout_ms, probe=False)
+    dropped = True
+    for name in (ann_index_name(cid), float_ann_index_name(cid)):
+        dropped = _index_ddl(pool, cid, name, f"DROP INDEX CONCURRENTLY IF EXISTS {name}", timeout_ms,
+                             probe=False) and dropped
+    return dropped
 
 
 def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: int, *, probe: bool) -> bool:

@@ -48,28 +48,27 @@ class PostgresSearch(TablesAreTheIndex):
             # ef_search below k would cap what one HNSW pass can return.
             for ref in collections:
                 check_ref(scope, ref)
-            # The settings and the collections' sizes in one round trip.
-            sizes = dict(cur.execute(
-                "SELECT c.id, c.chunk_total FROM (SELECT set_config('hnsw.ef_search', %s, true), "
+            # The settings, the collections' sizes and whether each has its halfvec index built
+            # (a collection indexed by an earlier version keeps its float32 one until then).
+            sizes = {cid: (total, half) for cid, total, half in cur.execute(
+                "SELECT c.id, c.chunk_total, EXISTS (SELECT 1 FROM pg_index i WHERE i.indisvalid "
+                "AND i.indexrelid = to_regclass('chunks_hnswh_' || c.id)) "
+                "FROM (SELECT set_config('hnsw.ef_search', %s, true), "
                 "set_config('hnsw.iterative_scan', 'relaxed_order', true)) s, collections c WHERE c.id = ANY(%s)",
-                (str(min(1000, max(self._ef_search, k))), [row_id(ref) for ref in collections])).fetchall())
+                (str(min(1000, max(self._ef_search, k))), [row_id(ref) for ref in collections])).fetchall()}
             for ref in collections:
                 if query.shape[0] != ref.dimension:
                     raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
                                              f"has {ref.dimension}")
                 cid = row_id(ref)
-                row = (sizes[cid],) if cid in sizes else None
-                if not row or row[0] == 0:
+                total, half = sizes.get(cid, (0, False))
+                if not total:
                     continue
-                # The ANN form repeats the index's expression and predicate (literals, so the
-                # planner can match the partial index even under a generic plan).
-                ann = self.index_enabled and ref.dimension <= HNSW_MAX_DIM and row[0] >= self.exact_below
-                expr = f"c.embedding::vector({int(ref.dimension)})" if ann else "c.embedding"
-                rows = cur.execute(
-                    f"SELECT id, dist FROM (SELECT c.id, {expr} <=> %s AS dist FROM chunks c{join} "
-                    f"WHERE c.collection_id = {cid} AND c.tenant = %s{owner_sql}{where} "
-                    f"ORDER BY dist LIMIT %s) nn ORDER BY dist, id",  # re-sorted: relaxed_order is approximate
-                    [query, scope.tenant, *owner_params, *params, k]).fetchall()
+                ann = self.index_enabled and ref.dimension <= HNSW_MAX_DIM and total >= self.exact_below
+                sql, twice = dense_sql(cid, int(ref.dimension), "ann" if ann and half else "float" if ann else "exact",
+                                       join, f"{owner_sql}{where}")
+                rows = cur.execute(sql, [query, scope.tenant, *owner_params, *params, *([query] if twice else []),
+                                         k]).fetchall()
                 results.extend((cid_, _cosine(dist)) for cid_, dist in rows)
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
@@ -86,6 +85,22 @@ class PostgresSearch(TablesAreTheIndex):
                 results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters, self.keyword_depth))
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
+
+
+def dense_sql(cid: int, dim: int, walk: str, join: str, where: str) -> tuple[str, bool]:
+    """One collection's k nearest rows: parameters (query, tenant, the ``where`` ones,
+    the query again when the second value is True, k). ``walk`` is ``ann`` (the
+    halfvec HNSW index), ``float`` (the float32 one an earlier version built, until
+    the halfvec one is) or ``exact``. The ANN forms repeat the index's expression and
+    predicate as literals, so the planner matches the partial index even under a
+    generic plan; the walk orders by its own precision, and the k rows it finds carry
+    their float32 distance and are re-sorted by it (the walk is approximate)."""
+    order = {"ann": f"c.embedding::halfvec({dim}) <=> %s::halfvec({dim})",
+             "float": f"c.embedding::vector({dim}) <=> %s", "exact": "dist"}[walk]
+    sql = (f"SELECT id, dist FROM (SELECT c.id, c.embedding <=> %s AS dist FROM chunks c{join} "
+           f"WHERE c.collection_id = {int(cid)} AND c.tenant = %s{where} "
+           f"ORDER BY {order} LIMIT %s) nn ORDER BY dist, id")
+    return sql, walk != "exact"
 
 
 def _cosine(distance: float) -> float:
