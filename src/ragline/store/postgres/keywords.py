@@ -272,20 +272,26 @@ class _Reader:
         self.shares.append(self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl))))
 
     def blocks(self, rows: list[tuple]) -> None:
-        for owner, term, run, block, avgdl, last, seqs, tfs, lengths in sorted(rows, key=lambda r: r[3]):
+        """Blocks read (decoded together: one NumPy pass for all of them)."""
+        terms, seqs, tfs, lengths = [], [], [], []
+        for owner, term, run, block, avgdl, last, s, tf, n in sorted(rows, key=lambda r: r[3]):
             if term not in self.index:
                 continue
             state = self.runs.setdefault((owner, term, run), _Run())
-            s = np.frombuffer(seqs, dtype=">i8")
-            tf = np.frombuffer(tfs, dtype=">i4").astype(np.int64)
-            n = np.frombuffer(lengths, dtype=">i4").astype(np.int64)
-            self.add(np.full(len(s), self.index[term]), s, tf, n)
-            state.read = block + 1
-            state.done = bool(last)
+            state.read, state.done = block + 1, bool(last)
             if not last and len(s):
                 # Unread postings weighed at most this one at the packing's average length;
                 # at today's, at most max(1, today / then) times that.
-                state.bound = impact(int(tf[-1]), int(n[-1]), avgdl) * max(1.0, self.avgdl / avgdl)
+                state.bound = impact(int.from_bytes(tf[-4:], "big"), int.from_bytes(n[-4:], "big"),
+                                     avgdl) * max(1.0, self.avgdl / avgdl)
+            terms.append((self.index[term], len(s) // 8))
+            seqs.append(s)
+            tfs.append(tf)
+            lengths.append(n)
+        if terms:
+            self.add(np.repeat([t for t, _ in terms], [c for _, c in terms]),
+                     np.frombuffer(b"".join(seqs), dtype=">i8"), np.frombuffer(b"".join(tfs), dtype=">i4"),
+                     np.frombuffer(b"".join(lengths), dtype=">i4").astype(np.float64))
 
     def floors(self) -> np.ndarray:
         """Per term: the most one of its unread postings adds to a score."""
@@ -296,21 +302,39 @@ class _Reader:
                 out[i] = max(out[i], self.weights[i] * state.bound)
         return out
 
-    def scores(self, floors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(seqs, lower bounds, upper bounds, known) of every chunk seen."""
+    def scores(self, floors: np.ndarray) -> _Scores:
+        """Every chunk seen: its lower and upper bound, and which postings are its."""
         if not self.seqs:
-            empty = np.zeros(0)
-            return empty.astype(np.int64), empty, empty, np.zeros((0, len(self.index)), dtype=bool)
+            return _Scores(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64),
+                           np.zeros(0, dtype=np.int64))
         seqs = np.concatenate(self.seqs)
         terms = np.concatenate(self.terms)
         shares = np.concatenate(self.shares)
         self.seqs, self.terms, self.shares = [seqs], [terms], [shares]
-        uniq, inverse = np.unique(seqs, return_inverse=True)
+        low = int(seqs.min())
+        span = int(seqs.max()) - low + 1
+        if span <= max(1 << 20, 4 * len(seqs)):  # seqs are dense enough: count by position
+            at = seqs - low
+            present = np.bincount(at, minlength=span) > 0
+            uniq = np.flatnonzero(present) + low
+            inverse = (np.cumsum(present) - 1)[at]
+        else:
+            uniq, inverse = np.unique(seqs, return_inverse=True)
         lower = np.bincount(inverse, weights=shares, minlength=len(uniq))
-        known = np.zeros((len(uniq), len(self.index)), dtype=bool)
-        known[inverse, terms] = True
-        upper = lower + (~known).astype(np.float64) @ floors
-        return uniq, lower, upper, known
+        # A chunk has at most one posting per term: what it lacks is every floor less those
+        # of the terms whose posting of it was read.
+        lacking = float(floors.sum()) - np.bincount(inverse, weights=floors[terms], minlength=len(uniq))
+        upper = lower + np.maximum(lacking, 0.0)
+        return _Scores(uniq, lower, upper, inverse, terms)
+
+
+@dataclass
+class _Scores:
+    seqs: np.ndarray  # every chunk seen, sorted
+    lower: np.ndarray  # its score from the postings read
+    upper: np.ndarray  # the most its score can be
+    inverse: np.ndarray  # per posting read: its chunk's position in seqs
+    terms: np.ndarray  # per posting read: its term
 
 
 def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int,
@@ -351,7 +375,8 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     depth = 1
     while True:
         floors = reader.floors()
-        seqs, lower, upper, known = reader.scores(floors)
+        sc = reader.scores(floors)
+        seqs, lower, upper = sc.seqs, sc.lower, sc.upper
         alive = ~np.isin(seqs, np.fromiter(check.dead, dtype=np.int64, count=len(check.dead)))
         if filters:  # the k-th score among chunks that pass them: ask chunks, best first
             order = np.flatnonzero(alive)[np.argsort(-lower[alive], kind="stable")]
@@ -361,12 +386,13 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
         else:  # every chunk read is the scope's (its owners' lists only): checked once, at the end
             found = int(alive.sum())
             theta = float(np.partition(lower[alive], found - k)[found - k]) if found >= k else 0.0
-        doubt = alive & (upper >= theta) & (upper > lower)
+        doubt = alive & (upper >= theta) & (upper > lower * (1 + 1e-12))
         unseen = float(floors.sum())
         if unseen and unseen >= theta:
             wanted = {names[i] for i in np.flatnonzero(floors)}
-        else:
-            wanted = {names[i] for i in np.flatnonzero((doubt[:, None] & ~known).any(axis=0) & (floors > 0))}
+        else:  # the terms some chunk in doubt has not been seen in
+            seen_in = np.bincount(sc.terms[doubt[sc.inverse]], minlength=len(names))
+            wanted = {names[i] for i in np.flatnonzero((seen_in < doubt.sum()) & (floors > 0))}
         more = [(key, state) for key, state in reader.runs.items() if key[1] in wanted and not state.done]
         if not more:  # every chunk that could reach the top k is exact: these are the k best
             final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
