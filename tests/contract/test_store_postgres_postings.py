@@ -246,10 +246,11 @@ def _scanned(node: dict) -> int:
     return own + sum(_scanned(child) for child in node.get("Plans", []))
 
 
-def test_a_keyword_query_reads_a_bounded_number_of_rows(store) -> None:
+def test_a_keyword_query_reads_a_bounded_number_of_rows(store, monkeypatch) -> None:
     """A term in 3,000 chunks and a rarer one in 300: the top 10 is found after reading a
     few dozen rows (packed blocks, newer postings, the candidates' chunks), not one per
     matching chunk (BM25 over every match read them all; row-wise postings, thousands)."""
+    monkeypatch.setattr(keywords, "FLUSH", 64)  # at most 63 newer rows per term
     store.ensure_collection(A, model_id=MODEL, dimension=DIM)
     rng = random.Random(3)
     filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
