@@ -33,7 +33,9 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   the k-th score and the top k are complete (the threshold algorithm without random
   access); else the runs still in doubt are read on, twice as deep each round. The
   candidates are checked against ``chunks`` (tenant, owner, metadata filters, and
-  whether they still exist), best first, which gives their ids.
+  whether they still exist), which gives their ids: with filters best first in every
+  round, without once at the end (only the scope's owners' lists were read; a chunk
+  deleted since its list was packed is dropped and the reading resumes without it).
 """
 
 from __future__ import annotations
