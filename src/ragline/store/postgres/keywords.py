@@ -197,8 +197,9 @@ def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
     exclusive lock: every seq given out before is committed (or gone) meanwhile."""
     cur.execute("SELECT pg_advisory_xact_lock(%s)", (PACK_LOCK + cid,))
     upto = cur.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()[0]  # type: ignore[index]
-    if due is None:
+    if due is None:  # a whole collection: minutes at a million chunks, past the statement timeout
         cur.execute("SET LOCAL work_mem = '256MB'")
+        cur.execute("SET LOCAL statement_timeout = 0")
         cur.execute("DELETE FROM posting_blocks WHERE collection_id = %s", (cid,))
         cur.execute(pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats "
                              f"WHERE collection_id = {int(cid)}"))
