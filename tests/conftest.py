@@ -16,7 +16,7 @@ from ragline.settings import EmbedderSettings, Settings
 
 TIERS = ("unit", "contract", "integration", "e2e")
 # Modules whose every test needs that backend (the contract suite's runners).
-BACKEND_MODULES = {"postgres": ("test_store_postgres", "test_transactions_postgres"),
+BACKEND_MODULES = {"postgres": ("test_store_postgres", "test_store_postgres_postings", "test_transactions_postgres"),
                    "qdrant": ("test_store_qdrant",)}
 
 

@@ -1,6 +1,7 @@
 """PostgreSQL (pgvector) passes the store contract, plus what only PostgreSQL has:
-row-level security, HNSW, BM25 in SQL, migrations, the
-pool's recovery, and clear errors when opening fails.
+row-level security, HNSW, migrations, the pool's recovery, and clear errors when
+opening fails. Keyword search (postings, packed lists, BM25 ranked as FTS5 ranks) is
+in ``test_store_postgres_postings.py``.
 
 Everything runs on one embedded PostgreSQL per session (``pg_server``), a fresh
 database per test; the restart test starts a private server of its own.
@@ -8,10 +9,7 @@ database per test; the restart test starts a private server of its own.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import json
-import random
 import socket
 import threading
 import time
@@ -25,15 +23,11 @@ from ragline.models import Scope, content_hash
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
-from ragline.analyzer import analyze, query_terms
-from ragline.store.postgres import keywords
-from ragline.store.postgres.keywords import term_counts
 from ragline.store.postgres.schema import MIGRATIONS
 from ragline.store.postgres.search import dense_sql
 from ragline.store.types import ChunkRecord, DocumentRecord
 
 from tests.contract_helpers import claim_in_parallel, doc_id
-from tests.paths import SCIFACT, needs
 from tests.pg_server import (  # noqa: F401  (pg_url is a fixture)
     admin_connect,
     drop_database,
@@ -127,161 +121,6 @@ def test_rls_binds_a_non_superuser_owner_without_the_role(tmp_path) -> None:
             s.close()
     finally:
         drop_database(url)
-
-
-# -- keyword search ----------------------------------------------------------------
-def test_bm25_scores_equal_sqlite_fts5(store, tmp_path) -> None:
-    sqlite = open_store(Settings(home=tmp_path / "sqlite"))
-    rng = random.Random(7)
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "café", "cafe"]
-    docs = [(f"d{i}", [" ".join(rng.choices(words, k=rng.randint(1, 30))) for _ in range(rng.randint(1, 3))],
-             rng.choice([None, "ann"])) for i in range(40)]
-    for s in (store, sqlite):
-        collection(s, A)
-        for source, texts, owner in docs:
-            put(s, Scope("acme", ("kb",), owner), source, texts)
-    for _ in range(30):
-        terms = rng.sample(words, rng.randint(1, 4))
-        scope = Scope("acme", ("kb",), rng.choice([None, "ann"]))
-        pg, lite = store.keyword_search(scope, terms, 200), sqlite.keyword_search(scope, terms, 200)
-        assert dict(pg) == pytest.approx(dict(lite), rel=1e-9), terms
-        assert [round(s, 9) for _, s in pg] == [round(s, 9) for _, s in lite]
-    sqlite.close()
-
-
-def _scifact_slice(docs: int) -> tuple[list[tuple[str, str]], list[str]]:
-    """The first ``docs`` SciFact abstracts (id, title + text) and every SciFact query."""
-    corpus = []
-    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for line in itertools.islice(handle, docs):
-            row = json.loads(line)
-            corpus.append((row["_id"], f"{row.get('title', '')}. {row['text']}"))
-    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as handle:
-        queries = [json.loads(line)["text"] for line in handle]
-    return corpus, queries
-
-
-@needs(SCIFACT)
-@pytest.mark.parametrize("first", [keywords.FIRST_DEPTH, 3])
-def test_keyword_ranking_equals_sqlite_on_a_real_corpus(store, tmp_path, monkeypatch, first: int) -> None:
-    """The postings' threshold reading ranks as SQLite's FTS5 does, on 400 SciFact
-    abstracts (two owners, one collection) and 60 of its queries: the same top 10 and
-    scores, for an owner-less scope, an owner's and a filtered one. ``first = 3``
-    makes every query read its terms in several rounds and complete candidates by key."""
-    monkeypatch.setattr(keywords, "FIRST_DEPTH", first)
-    sqlite = open_store(Settings(home=tmp_path / "sqlite"))
-    corpus, queries = _scifact_slice(400)
-    for s in (store, sqlite):
-        collection(s, A)
-        for i, (source, text) in enumerate(corpus):
-            owner = "ann" if i % 3 == 0 else None
-            put(s, Scope("acme", ("kb",), owner), source, [text], metadata={"year": 2000 + i % 4})
-    try:
-        for q, question in enumerate(queries[:60]):
-            terms = query_terms(question)
-            scope = Scope("acme", ("kb",), [None, "ann"][q % 2])
-            filters = {"year": {"gte": 2002}} if q % 3 == 0 else None
-            pg, lite = store.keyword_search(scope, terms, 10, filters), sqlite.keyword_search(scope, terms, 10, filters)
-            assert [c for c, _ in pg] == [c for c, _ in lite], question
-            assert [s for _, s in pg] == pytest.approx([s for _, s in lite], rel=1e-9), question
-    finally:
-        sqlite.close()
-
-
-class _Rows:
-    """A cursor that also runs each statement under EXPLAIN ANALYZE and adds up the rows
-    its scans of ``chunks`` and ``postings`` produced: what a query read."""
-
-    def __init__(self, cur) -> None:
-        self._cur, self.read = cur, 0
-
-    def __getattr__(self, name):
-        return getattr(self._cur, name)
-
-    def execute(self, sql, params=None):
-        if str(sql).lstrip().upper().startswith(("SELECT", "WITH")):
-            plan = self._cur.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params).fetchone()[0]
-            self.read += _scanned(plan[0]["Plan"])
-        return self._cur.execute(sql, params)
-
-
-def _scanned(node: dict) -> int:
-    own = 0
-    if node.get("Relation Name") in ("chunks", "postings") and "Scan" in node["Node Type"]:
-        own = int(node["Actual Rows"] * node.get("Actual Loops", 1))
-    return own + sum(_scanned(child) for child in node.get("Plans", []))
-
-
-def test_a_keyword_query_reads_a_bounded_number_of_rows(store) -> None:
-    """A term in 3,000 chunks and a rarer one in 30: the top 10 is found after reading a
-    few hundred rows, not one per matching chunk (BM25 over every match read them all)."""
-    store.ensure_collection(A, model_id=MODEL, dimension=DIM)
-    rng = random.Random(3)
-    filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
-    for d in range(30):
-        put(store, A, f"d{d}", [" ".join(["common", *rng.choices(filler, k=rng.randint(3, 40)),
-                                          *(["rare"] if i % 10 == 0 else [])]) for i in range(100)])
-    search = store.catalog.search
-    opened = search.db.tx
-
-    @contextlib.contextmanager
-    def counted(tenant):
-        with opened(tenant) as cur:
-            yield (rows := _Rows(cur))
-        counts.append(rows.read)
-
-    counts: list[int] = []
-    search.db.tx = counted
-    try:
-        found = store.keyword_search(A, ["common", "rare"], 10)
-    finally:
-        search.db.tx = opened
-    assert len(found) == 10 and sum(counts) < 600, counts
-    exact = sorted(found, key=lambda pair: (-pair[1], pair[0]))
-    assert found == exact
-
-
-def test_postings_and_keyword_statistics_follow_every_write(store, pg_url) -> None:  # noqa: F811
-    """Writes, re-writes and deletes by several owners, in two collections: the postings
-    are exactly the chunks' terms, and df, chunk counts and lengths per owner are what
-    counting them gives; a deleted collection leaves none of its rows."""
-    rng = random.Random(5)
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "café", "cafe"]
-    hr = Scope("acme", ("hr",))
-    for scope in (A, hr):
-        collection(store, scope)
-    for step in range(80):
-        scope = Scope("acme", rng.choice([A, hr]).collections, rng.choice([None, "ann", "bob"]))
-        source = f"d{rng.randint(0, 12)}"
-        if rng.random() < 0.25:
-            store.delete_documents(scope, [doc_id(scope, source)])
-        else:
-            put(store, scope, source, [" ".join(rng.choices(words, k=rng.randint(0, 12)))
-                                       for _ in range(rng.randint(0, 3))], version=str(step))
-    with admin_connect(pg_url) as conn:
-        assert conn.execute("SELECT collection_id, owner, lexeme, df FROM term_stats WHERE df <> 0 ORDER BY 1, 2, 3"
-                            ).fetchall() == conn.execute(
-            "SELECT collection_id, coalesce(owner, ''), lexeme, count(*) FROM postings GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"
-        ).fetchall()
-        assert conn.execute("SELECT collection_id, owner, chunks, length FROM owner_totals WHERE chunks <> 0 "
-                            "ORDER BY 1, 2").fetchall() == conn.execute(
-            "SELECT collection_id, coalesce(owner, ''), count(*), sum(length) FROM chunks GROUP BY 1, 2 ORDER BY 1, 2"
-        ).fetchall()
-        for chunk_id, text in conn.execute("SELECT id, text FROM chunks").fetchall():
-            stored = dict(conn.execute("SELECT lexeme, tf FROM postings WHERE chunk_id = %s", (chunk_id,)).fetchall())
-            assert stored == term_counts(" ".join(analyze(text)))[0]
-    store.delete_collection(A)
-    with admin_connect(pg_url) as conn:
-        for table in ("postings", "term_stats", "owner_totals"):
-            assert conn.execute(f"SELECT count(*) FROM {table} WHERE collection_id <> ALL(SELECT id FROM collections)"
-                                ).fetchone() == (0,)
-
-
-def test_term_counts_keep_exact_frequencies_and_fold_as_fts5() -> None:
-    freq, n = term_counts("cat sat cat it's back\\slash café cafe")
-    assert n == 7 and freq == {"cat": 2, "sat": 1, "it's": 1, "back\\slash": 1, "cafe": 2}
-    freq, n = term_counts(" ".join(["w"] * 20000))
-    assert n == 20000 and freq == {"w": 20000}  # no cap on a term's frequency
 
 
 # -- dense search: the per-collection HNSW index -------------------------------------
@@ -566,46 +405,6 @@ def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url
     try:
         assert s.catalog.usage("acme") == expected and expected.bytes == len("één twee".encode()) + 4 + 2 * 4 * DIM
         assert s.admin.verify_api_key(secret).owner is None
-    finally:
-        s.close()
-
-
-def test_version_10_database_gains_postings_from_its_tsvectors(tmp_path, pg_url) -> None:  # noqa: F811
-    """Migration 11 on a database written before it (keyword terms in ``chunks.tsv``):
-    postings and statistics are built from the tsvectors, and keyword search ranks as
-    it did, for every owner; later writes keep them in step."""
-    s = open_store(_settings(tmp_path, pg_url))
-    collection(s, A)
-    rng = random.Random(11)
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
-    for d in range(30):
-        put(s, Scope("acme", ("kb",), [None, "ann", "bob"][d % 3]), f"d{d}",
-            [" ".join(rng.choices(words, k=rng.randint(2, 25))) for _ in range(2)])
-    queries = [rng.sample(words, 3) for _ in range(10)]
-    scopes = [Scope("acme", ("kb",), owner) for owner in (None, "ann", "bob")]
-    expected = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
-    s.close()
-    with admin_connect(pg_url) as conn:  # back to version 10: terms in tsvectors, no postings
-        for chunk_id, text in conn.execute("SELECT id, text FROM chunks").fetchall():
-            positions: dict[str, list[int]] = {}
-            for i, term in enumerate(analyze(text), 1):
-                positions.setdefault(term, []).append(i)
-            literal = " ".join(f"'{t}':{','.join(map(str, p))}" for t, p in positions.items())
-            conn.execute("UPDATE chunks SET tsv = %s::tsvector WHERE id = %s", (literal, chunk_id))
-        conn.execute("DROP TABLE postings, term_stats, owner_totals; CREATE INDEX chunks_tsv ON chunks USING gin (tsv); "
-                     "DELETE FROM schema_migrations WHERE version = 11")
-    s = open_store(_settings(tmp_path, pg_url))
-    try:
-        found = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
-        for got, want in zip(found, expected):
-            assert [c for c, _ in got] == [c for c, _ in want]
-            assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9)
-        put(s, Scope("acme", ("kb",), "ann"), "d1", ["alpha alpha golf"], version="2")  # re-ingest: stats move
-        with admin_connect(pg_url) as conn:
-            kept = conn.execute("SELECT collection_id, owner, lexeme, df FROM term_stats ORDER BY 1, 2, 3").fetchall()
-            counted = conn.execute("SELECT collection_id, coalesce(owner, ''), lexeme, count(*) FROM postings "
-                                   "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3").fetchall()
-            assert kept == counted
     finally:
         s.close()
 

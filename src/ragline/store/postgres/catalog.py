@@ -5,7 +5,7 @@
   queries of collections above ``exact_below`` chunks use (``hnsw.iterative_scan``
   keeps owner and filter predicates from starving results); smaller ones are
   searched exactly. Scores are ``1 - distance``.
-- Keyword search: BM25 as SQLite FTS5's ``bm25()`` computes it, over impact-ordered
+- Keyword search: BM25 as SQLite FTS5's ``bm25()`` computes it, over packed, weight-ordered
   postings of ragline's own analyzed terms (never re-parsed) written with the
   chunks, with N, lengths and document frequencies kept per collection and owner
   (``keywords``), so one tenant's text never shifts another's scores. A
@@ -64,7 +64,7 @@ from .admin import AdminTables
 from .conn import PostgresDatabase
 from .conversations import PostgresConversations
 from .filters import nul_free
-from .keywords import move_stats, owner_key, removed_stats, write_postings
+from .keywords import Packing, move_stats, owner_key, pack, removed_stats, write_lock, write_postings
 from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference, vacuum
 from .search import PostgresSearch
 
@@ -173,7 +173,7 @@ class PostgresStore(AdminTables):
         return row[0]
 
     def resolve(self, scope: Scope) -> list[CollectionRef]:
-        with self._tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant, pipelined=True) as cur:
             return _resolve(cur, scope)
 
     _INFO_SQL = ("SELECT c.tenant, c.name, c.model_id, c.dimension, c.config, "
@@ -209,9 +209,9 @@ class PostgresStore(AdminTables):
         """Around loading many documents into the scope's collection: its HNSW index is
         dropped for the load and built once after it (one build is several times faster
         than growing the graph row by row); dense search is exact meanwhile, and
-        postings and keyword statistics are written as always. Then the tables are
-        vacuumed, so keyword queries read postings from the index alone at once
-        (autovacuum would get there later)."""
+        postings and keyword statistics are written as always, but packed once at the
+        end (``keywords.pack``). Then the tables are vacuumed (autovacuum would get there
+        later)."""
         ref = self.resolve(scope)[0]
         cid = row_id(ref)
         if self.index_enabled:
@@ -226,7 +226,8 @@ class PostgresStore(AdminTables):
                     and ensure_ann_index(self._pool, cid, ref.dimension, self._timeout_ms)):
                 self._ann_ready.add(cid)
             if self.index_enabled:
-                vacuum(self._pool, ["chunks", "postings", "term_stats"], self._timeout_ms)
+                self._pack(scope.tenant, cid, None)
+                vacuum(self._pool, ["chunks", "postings", "term_stats", "posting_blocks"], self._timeout_ms)
 
     # -- documents -----------------------------------------------------------
     _DOC_COLUMNS = ("d.id, col.name, d.owner, d.source, d.origin, d.title, d.media_type, d.content_hash, "
@@ -291,15 +292,21 @@ class PostgresStore(AdminTables):
             self._upsert_document(cur, scope, cid, document, len(chunks), stored_bytes(chunks, vectors))
             removed = removed_stats(cur, [document.id]).get((cid, owner_key(scope.owner))) if self.index_enabled else None
             old = cur.execute("DELETE FROM chunks WHERE doc_id = %s RETURNING id, length", (document.id,)).fetchall()
+            if self.index_enabled:
+                write_lock(cur, cid)  # before the new chunks get their seqs
             self._insert_chunks(cur, scope, ref, document, chunks, vectors)
+            due = Packing()
             if self.index_enabled:  # postings and keyword statistics, in this transaction
-                write_postings(cur, cid, scope.tenant, scope.owner, [(c.id, c.terms) for c in chunks],
-                               removed=removed, removed_chunks=len(old), removed_length=sum(r[1] for r in old))
+                seqs: dict[str, int] = dict(cur.execute("SELECT id, seq FROM chunks WHERE doc_id = %s",
+                                                        (document.id,)).fetchall())
+                due = write_postings(cur, cid, scope.tenant, scope.owner, [(seqs[c.id], c.terms) for c in chunks],
+                                     removed=removed, removed_chunks=len(old), removed_length=sum(r[1] for r in old))
             added, length = one_row(cur, "SELECT count(*), coalesce(sum(length), 0) FROM chunks WHERE doc_id = %s",
                                     (document.id,))
             total = one_row(cur, "UPDATE collections SET version = version + 1, chunk_total = chunk_total + %s, "
                             "length_total = length_total + %s WHERE id = %s RETURNING chunk_total",
                             (added - len(old), length - sum(r[1] for r in old), cid))[0]
+        self._pack(scope.tenant, cid, due)
         if self.index_enabled and total - added + len(old) < self.exact_below <= total:
             # The collection's dense search moves to its HNSW index now: give the planner
             # statistics that say so (a new table has none until autovacuum's next round,
@@ -356,6 +363,7 @@ class PostgresStore(AdminTables):
             if not visible:
                 return []
             removed = removed_stats(cur, visible) if self.index_enabled else {}
+            due: dict[int, Packing] = {}
             gone = cur.execute("DELETE FROM chunks WHERE doc_id = ANY(%s) RETURNING collection_id, length, owner",
                                (visible,)).fetchall()
             cur.execute("DELETE FROM documents WHERE id = ANY(%s)", (visible,))
@@ -367,18 +375,26 @@ class PostgresStore(AdminTables):
                         if r[0] == cid:
                             chunks_, length_ = change.get(owner_key(r[2]), (0, 0))
                             change[owner_key(r[2])] = (chunks_ - 1, length_ - r[1])
-                    move_stats(cur, cid, scope.tenant, {
-                        o: (Counter({t: -n for t, n in removed.get((cid, o), Counter()).items()}), c, n)
-                        for o, (c, n) in change.items()})
+                    due[cid] = move_stats(cur, cid, scope.tenant, {
+                        o: (Counter(), removed.get((cid, o), Counter()), c, n) for o, (c, n) in change.items()})
                 cur.execute("UPDATE collections SET version = version + 1, chunk_total = chunk_total - %s, "
                             "length_total = length_total - %s WHERE id = %s", (len(lengths), sum(lengths), cid))
+        for cid, packing in due.items():
+            self._pack(scope.tenant, cid, packing)
         return visible
+
+    def _pack(self, tenant: str, cid: int, due: Packing | None) -> None:
+        """Pack the postings ``due`` (``keywords.pack``) in a transaction of its own, after
+        the write's: not inside a bulk load, which packs everything once at its end."""
+        if self.index_enabled and (due is None or (due and cid not in self._bulk)):
+            with self._tx(tenant) as cur:
+                pack(cur, cid, due)
 
     def get_hits(self, scope: Scope, scored: list[tuple[str, float]]) -> list[Hit]:
         if not scored:
             return []
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
-        with self._tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant, pipelined=True) as cur:
             ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 'SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c."end", '

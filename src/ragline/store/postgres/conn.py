@@ -7,15 +7,16 @@ database (catalog, admin, search, conversations, records, usage) shares one."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
+from psycopg import IsolationLevel
 from psycopg.abc import Buffer
 from psycopg.adapt import Loader
-from psycopg.pq import Format
+from psycopg.pq import Format, TransactionStatus
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ...errors import StoreError, StoreUnavailableError
@@ -52,15 +53,26 @@ class PostgresDatabase:
         conn.commit()
 
     @contextmanager
-    def tx(self, tenant: str | None) -> Iterator[psycopg.Cursor]:
+    def tx(self, tenant: str | None, *, snapshot: bool = False, pipelined: bool = False) -> Iterator[psycopg.Cursor]:
         """One transaction on a pooled connection, scoped to ``tenant`` for RLS (None:
-        the operator/worker bypass). Driver errors leave as ragline errors."""
+        the operator/worker bypass). ``snapshot``: a read-only transaction whose
+        statements all see one snapshot (REPEATABLE READ). ``pipelined`` (for reads, which
+        fetch what they execute): BEGIN and the scope travel with the first statement,
+        COMMIT alone; two round trips fewer. Driver errors leave as ragline errors."""
         if tenant == BYPASS:
             raise StoreError(f"invalid tenant name {tenant!r}")
         try:
-            with self.pool.connection() as conn, conn.transaction(), conn.cursor() as cur:
-                cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
-                yield cur
+            with self.pool.connection() as conn:
+                if snapshot:  # said in the BEGIN: no round trip of its own
+                    conn.isolation_level, conn.read_only = IsolationLevel.REPEATABLE_READ, True
+                try:
+                    with (conn.pipeline() if pipelined else nullcontext()), conn.transaction(), \
+                            conn.cursor() as cur:
+                        cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
+                        yield cur
+                finally:  # a connection not idle now is discarded by the pool anyway
+                    if snapshot and conn.info.transaction_status == TransactionStatus.IDLE:
+                        conn.isolation_level, conn.read_only = None, None
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
             raise mapped(exc, self.pool.timeout) from exc
 

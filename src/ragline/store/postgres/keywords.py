@@ -1,50 +1,69 @@
-"""PostgreSQL keyword search by impact-ordered postings (schema version 11).
+"""PostgreSQL keyword search by packed, weight-ordered posting lists (schema version 13).
 
 BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - n +
-0.5) / (n + 0.5)) floored at 1e-6, document length = number of analysed terms), at a
-cost bounded by the number of query terms, not by the chunks they match:
+0.5) / (n + 0.5)) floored at 1e-6, document length = number of analysed terms):
 
-- ``postings`` holds one row per (chunk, term): the term's frequency, the chunk's
-  length and its ``impact``, the BM25 term weight at the collection's average length
-  when the row was written. An index on (collection, term, impact DESC) lets a query
-  read each term's postings best first.
+- ``postings`` is the system of record: one row per (chunk seq, term) with the term's
+  frequency and the chunk's length, written with the chunks.
 - ``term_stats`` (df per collection, owner and term) and ``owner_totals`` (chunks and
   total length per collection and owner) are kept in the transaction that writes or
   deletes the chunks, so N, the average length and each term's df are read, not
   counted. Owner '' is the shared rows. A scope with an owner sums the shared rows'
   and its own (what it may read, ``visibility``); one without sums every owner's, as
   the collection's totals (``collections.chunk_total``) do.
-- A query reads, in one statement, the statistics and each term's best
-  ``FIRST_DEPTH`` (at least k) postings the scope may see (tenant, owner, metadata
-  filters applied in that read), then scores what it read exactly (with today's N,
-  average length and df), fetching by key the missing postings of the chunks that
-  could still reach the top k. It stops when no unread posting can lift a chunk
-  above the k-th score (a term's last posting read bounds its unread ones: the
-  threshold algorithm), else reads each term on, 4× deeper, up to ``DEPTH`` postings
-  per term: the bound on a query's cost. Exact while the average length has not
-  drifted since the postings were written, and whenever no term is cut at ``DEPTH``
-  (docs/scaling.md measures the agreement with SQLite).
+- ``posting_blocks`` holds each (collection, owner, term)'s postings packed: runs of
+  postings ordered best first (BM25's term weight at the average length of the time),
+  in blocks of ``PACK_BLOCK`` (chunk seqs, frequencies, lengths as byte arrays: one row
+  read, decoded by NumPy). Run 0 is the main run; a writer that has added ``FLUSH``
+  postings of a term since it was last packed appends them as a new small run, and
+  rebuilds run 0 from all the term's postings once the small runs and deleted postings
+  reach 1/``REBUILD`` of it (``pack``): a posting is packed a few times over its life,
+  not once per write. What is newer than a term's packed runs (``packed_upto``, a
+  chunk seq) is read from ``postings`` row by row: fewer than ``FLUSH`` rows per term.
+  The packing takes the collection's exclusive advisory lock; writers hold it shared
+  from before their chunks get seqs to their commit, so no posting is ever between
+  "packed" and "newer than packed".
+- A query reads, in one round trip (pipelined, one snapshot), the statistics, each
+  term's first ``FIRST_BLOCKS`` main blocks, every small run and the newer postings,
+  and scores them in NumPy with today's N, average length and df. A chunk's score is
+  exact once each query term's posting of it is known or the term's unread postings
+  are known to miss it. The unread part of a run adds at most its last read posting's
+  weight (scaled by how far the average length grew since the packing: an exact
+  bound), so reading stops when no chunk outside the top k, seen or not, could reach
+  the k-th score and the top k are complete (the threshold algorithm without random
+  access); else the runs still in doubt are read on, twice as deep each round. The
+  candidates are checked against ``chunks`` (tenant, owner, metadata filters, and
+  whether they still exist), which gives their ids: with filters best first in every
+  round, without once at the end (only the scope's owners' lists were read; a chunk
+  deleted since its list was packed is dropped and the reading resumes without it).
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
+import numpy as np
 import psycopg
 
 from ...models import Scope
 from ..filters import Filter
 from ..sql.common import owner_visibility
 from .filters import K1, B, compile_postgres, lexeme
+from .schema import pack_sql
 
-FIRST_DEPTH = 100
-"""Postings read per query term in the first round (at least k)."""
-DEPTH = 800
-"""The most postings read per query term: the bound on a query's cost (6,400 cost 120 ms
-p50 at 100,000 chunks for SciFact's long queries; docs/scaling.md)."""
+FIRST_BLOCKS = 4
+"""Main-run blocks of each term read in the first round."""
+FLUSH = 512
+"""Unpacked postings of a term that make a writer pack them (``pack``): 512 kept SciFact's
+ingest within a few % of writing no packs at all (64 cost 60 % more) for 10 % slower
+keyword queries (docs/scaling.md)."""
+REBUILD = 2
+"""A term's main run is rebuilt when small runs and deleted postings reach 1/REBUILD of it."""
+PACK_LOCK = 1 << 61
+"""+ collection id: the advisory lock between writers (shared) and packing (exclusive)."""
 
 
 def owner_key(owner: str | None) -> str:
@@ -59,207 +78,379 @@ def term_counts(terms: str) -> tuple[Counter[str], int]:
 
 
 def impact(tf: int, length: int, avgdl: float) -> float:
-    """BM25's term weight without idf: what orders a term's postings."""
+    """BM25's term weight without idf."""
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
+@dataclass
+class Packing:
+    """(owner key, term) pairs of one collection to pack after the writing transaction."""
+
+    rebuild: set[tuple[str, str]] = field(default_factory=set)
+    flush: set[tuple[str, str]] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.rebuild or self.flush)
+
+
+def write_lock(cur: psycopg.Cursor, cid: int) -> None:
+    """Taken by a writer of collection ``cid`` before its chunks get seqs, held to its
+    commit: packing (exclusive) waits for writers in flight, and they for it."""
+    cur.execute("SELECT pg_advisory_xact_lock_shared(%s)", (PACK_LOCK + cid,))
+
+
 def write_postings(cur: psycopg.Cursor, cid: int, tenant: str, owner: str | None,
-                   chunks: Iterable[tuple[str, str]], *, removed: Counter[str] | None = None,
-                   removed_chunks: int = 0, removed_length: int = 0) -> None:
-    """Insert the postings of ``chunks`` ((chunk id, analysed terms), all of one owner)
+                   chunks: Iterable[tuple[int, str]], *, removed: Counter[str] | None = None,
+                   removed_chunks: int = 0, removed_length: int = 0) -> Packing:
+    """Insert the postings of ``chunks`` ((chunk seq, analysed terms), all of one owner)
     and move the statistics by what they add less what ``removed`` (df per lexeme,
-    chunk count and length of this owner's chunks just deleted) took away."""
-    counts = [(chunk_id, *term_counts(terms)) for chunk_id, terms in chunks]
-    added_length = sum(n for _, _, n in counts)
-    total, length = cur.execute("SELECT chunk_total, length_total FROM collections WHERE id = %s",
-                                (cid,)).fetchone() or (0, 0)
-    chunks_after = total + len(counts) - removed_chunks
-    avgdl = max(1, length + added_length - removed_length) / max(1, chunks_after)
-    ids: list[str] = []
+    chunk count and length of this owner's chunks just deleted) took away. Returns
+    what to pack once the transaction has committed."""
+    seqs: list[int] = []
     lexemes: list[str] = []
     tfs: list[int] = []
     lengths: list[int] = []
-    impacts: list[float] = []
-    df: Counter[str] = Counter()
-    for chunk_id, freq, n in counts:
+    added: Counter[str] = Counter()
+    chunk_count = added_length = 0
+    for seq, terms in chunks:
+        freq, n = term_counts(terms)
+        chunk_count += 1
+        added_length += n
         for term, tf in freq.items():
-            ids.append(chunk_id)
+            seqs.append(seq)
             lexemes.append(term)
             tfs.append(tf)
             lengths.append(n)
-            impacts.append(impact(tf, n, avgdl))
-        df.update(freq.keys())
-    if ids:
-        cur.execute("INSERT INTO postings (chunk_id, lexeme, collection_id, tenant, owner, tf, length, impact) "
-                    "SELECT u.c, u.l, %s, %s, %s, u.tf, u.n, u.i "
-                    "FROM unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::real[]) AS u(c, l, tf, n, i)",
-                    (cid, tenant, owner, ids, lexemes, tfs, lengths, impacts))
-    df.subtract(removed or Counter())
-    move_stats(cur, cid, tenant, {owner_key(owner): (df, len(counts) - removed_chunks,
-                                                      added_length - removed_length)})
+        added.update(freq.keys())
+    if seqs:
+        cur.execute("INSERT INTO postings (seq, lexeme, collection_id, tenant, owner, tf, length) "
+                    "SELECT u.s, u.l, %s, %s, %s, u.tf, u.n "
+                    "FROM unnest(%s::bigint[], %s::text[], %s::int[], %s::int[]) AS u(s, l, tf, n)",
+                    (cid, tenant, owner, seqs, lexemes, tfs, lengths))
+    return move_stats(cur, cid, tenant, {owner_key(owner): (added, removed or Counter(), chunk_count - removed_chunks,
+                                                             added_length - removed_length)})
 
 
 def removed_stats(cur: psycopg.Cursor, doc_ids: list[str]) -> dict[tuple[int, str], Counter[str]]:
     """Df per lexeme of the chunks of ``doc_ids``, by (collection, owner key): read
     before the chunks (and, by cascade, their postings) are deleted."""
     out: dict[tuple[int, str], Counter[str]] = {}
-    chunk_ids = [r[0] for r in cur.execute("SELECT id FROM chunks WHERE doc_id = ANY(%s)", (doc_ids,))]
-    if not chunk_ids:  # a new document: nothing to read (and no plan to risk)
+    seqs = [r[0] for r in cur.execute("SELECT seq FROM chunks WHERE doc_id = ANY(%s)", (doc_ids,))]
+    if not seqs:  # a new document: nothing to read (and no plan to risk)
         return out
     # Per chunk, by the primary key's prefix: a join could be planned as a scan of every posting.
     for cid, owner, term, n in cur.execute(
-            "SELECT p.collection_id, coalesce(p.owner, ''), p.lexeme, count(*) FROM unnest(%s::text[]) AS c(id) "
-            "CROSS JOIN LATERAL (SELECT * FROM postings x WHERE x.chunk_id = c.id) p GROUP BY 1, 2, 3", (chunk_ids,)):
+            "SELECT p.collection_id, coalesce(p.owner, ''), p.lexeme, count(*) FROM unnest(%s::bigint[]) AS c(seq) "
+            "CROSS JOIN LATERAL (SELECT * FROM postings x WHERE x.seq = c.seq) p GROUP BY 1, 2, 3", (seqs,)):
         out.setdefault((cid, owner), Counter())[term] = n
     return out
 
 
 def move_stats(cur: psycopg.Cursor, cid: int, tenant: str,
-               changes: dict[str, tuple[Counter[str], int, int]]) -> None:
-    """Add (df per lexeme, chunks, length) to each owner key's statistics of collection
-    ``cid``. Rows are locked in key order, so concurrent writers cannot deadlock."""
+               changes: dict[str, tuple[Counter[str], Counter[str], int, int]]) -> Packing:
+    """Add (postings added per lexeme, removed per lexeme, chunks, length) to each owner
+    key's statistics of collection ``cid``; returns the terms due for packing. Rows are
+    locked in key order, so concurrent writers cannot deadlock."""
+    due = Packing()
     for owner in sorted(changes):
-        df, chunks, length = changes[owner]
-        moved = sorted((lex, n) for lex, n in df.items() if n)
+        added, removed, chunks, length = changes[owner]
+        moved = sorted((lex, added[lex], removed[lex]) for lex in set(added) | set(removed)
+                       if added[lex] or removed[lex])
         if moved:
-            cur.execute("INSERT INTO term_stats (collection_id, owner, lexeme, tenant, df) "
-                        "SELECT %s, %s, u.l, %s, u.n FROM unnest(%s::text[], %s::bigint[]) AS u(l, n) ORDER BY u.l "
-                        "ON CONFLICT (collection_id, lexeme, owner) DO UPDATE SET df = term_stats.df + excluded.df",
-                        (cid, owner, tenant, [m[0] for m in moved], [m[1] for m in moved]))
-            gone = [lex for lex, n in moved if n < 0]
+            rows = cur.execute(
+                "INSERT INTO term_stats (collection_id, owner, lexeme, tenant, df, unpacked, tail) "
+                "SELECT %s, %s, u.l, %s, u.a - u.r, u.a, u.r FROM unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+                "AS u(l, a, r) ORDER BY u.l ON CONFLICT (collection_id, lexeme, owner) DO UPDATE "
+                "SET df = term_stats.df + excluded.df, unpacked = term_stats.unpacked + excluded.unpacked, "
+                "tail = term_stats.tail + excluded.tail RETURNING lexeme, df, unpacked, tail",
+                (cid, owner, tenant, [m[0] for m in moved], [m[1] for m in moved], [m[2] for m in moved])).fetchall()
+            gone = [lex for lex, df, _, _ in rows if df <= 0]
             if gone:
                 cur.execute("DELETE FROM term_stats WHERE collection_id = %s AND owner = %s AND lexeme = ANY(%s) "
                             "AND df <= 0", (cid, owner, gone))
+                cur.execute("DELETE FROM posting_blocks WHERE collection_id = %s AND owner = %s AND lexeme = ANY(%s)",
+                            (cid, owner, gone))
+            for lex, df, unpacked, tail in rows:
+                if df <= 0:
+                    continue
+                if unpacked + tail >= max(FLUSH, df // REBUILD):
+                    due.rebuild.add((owner, lex))
+                elif unpacked >= FLUSH:
+                    due.flush.add((owner, lex))
         if chunks or length:
             cur.execute("INSERT INTO owner_totals (collection_id, owner, tenant, chunks, length) "
                         "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (collection_id, owner) DO UPDATE "
                         "SET chunks = owner_totals.chunks + excluded.chunks, "
                         "length = owner_totals.length + excluded.length", (cid, owner, tenant, chunks, length))
+    return due
 
 
-_TOPS = """
-SELECT q.lexeme, t.chunk_id, t.tf::bigint, t.length::bigint, t.impact
-FROM unnest(%s::text[], %s::real[], %s::text[]) AS q(lexeme, after, after_id) CROSS JOIN LATERAL (
-    SELECT p.chunk_id, p.tf, p.length, p.impact FROM postings p{join}
-    WHERE p.collection_id = {cid} AND p.lexeme = q.lexeme AND p.tenant = %s{owner}{where}
-      AND p.impact <= coalesce(q.after, 'Infinity')
-      AND (q.after IS NULL OR p.impact < q.after OR p.chunk_id > q.after_id)
-    ORDER BY p.impact DESC, p.chunk_id LIMIT %s) t
+_PAIRS = ("SELECT s.collection_id, s.owner, s.lexeme, {after} AS after, {run} AS run "
+          "FROM unnest(%s::text[], %s::text[]) AS u(o, l) JOIN term_stats s "
+          "ON s.collection_id = %s AND s.owner = u.o AND s.lexeme = u.l")
+
+
+def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
+    """Pack collection ``cid``'s postings (``due`` terms; None: every term, after a bulk
+    load). A rebuilt term gets one main run from all its postings; a flushed one a new
+    small run of the postings newer than its packed runs. Takes the collection's
+    exclusive lock: every seq given out before is committed (or gone) meanwhile."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", (PACK_LOCK + cid,))
+    upto = cur.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()[0]  # type: ignore[index]
+    if due is None:  # a whole collection: minutes at a million chunks, past the statement timeout
+        cur.execute("SET LOCAL work_mem = '256MB'")
+        cur.execute("SET LOCAL statement_timeout = 0")
+        cur.execute("DELETE FROM posting_blocks WHERE collection_id = %s", (cid,))
+        cur.execute(pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats "
+                             f"WHERE collection_id = {int(cid)}"))
+        cur.execute("UPDATE term_stats SET packed_upto = %s, unpacked = 0, tail = 0, runs = 0 "
+                    "WHERE collection_id = %s", (upto, cid))
+        return
+    for kind, pairs in (("rebuild", sorted(due.rebuild)), ("flush", sorted(due.flush - due.rebuild))):
+        if not pairs:
+            continue
+        owners, terms = [p[0] for p in pairs], [p[1] for p in pairs]
+        if kind == "rebuild":
+            cur.execute("DELETE FROM posting_blocks b USING unnest(%s::text[], %s::text[]) AS u(o, l) "
+                        "WHERE b.collection_id = %s AND b.owner = u.o AND b.lexeme = u.l", (owners, terms, cid))
+            cur.execute(pack_sql(_PAIRS.format(after="0::bigint", run="0")), (owners, terms, cid))
+            cur.execute("UPDATE term_stats s SET packed_upto = %s, unpacked = 0, tail = 0, runs = 0 "
+                        "FROM unnest(%s::text[], %s::text[]) AS u(o, l) "
+                        "WHERE s.collection_id = %s AND s.owner = u.o AND s.lexeme = u.l", (upto, owners, terms, cid))
+        else:
+            cur.execute(pack_sql(_PAIRS.format(after="s.packed_upto", run="s.runs + 1")), (owners, terms, cid))
+            cur.execute("UPDATE term_stats s SET packed_upto = %s, tail = tail + unpacked, unpacked = 0, "
+                        "runs = runs + 1 FROM unnest(%s::text[], %s::text[]) AS u(o, l) "
+                        "WHERE s.collection_id = %s AND s.owner = u.o AND s.lexeme = u.l", (upto, owners, terms, cid))
+
+
+# -- reading ------------------------------------------------------------------------
+_BLOCKS = """
+SELECT b.owner, b.lexeme, b.run, b.block, b.avgdl, b.last, b.seqs, b.tfs, b.lengths
+FROM unnest(%s::text[], %s::text[], %s::int[], %s::int[], %s::int[]) AS u(o, l, r, lo, hi)
+JOIN posting_blocks b ON b.collection_id = %s AND b.lexeme = u.l AND b.owner = u.o AND b.run = u.r
+     AND b.block >= u.lo AND b.block < u.hi
+WHERE b.tenant = %s
 """
-"""Each term's next postings the scope may see (tenant, owner, filters), best first,
-after the last one read (none yet: NULL)."""
+"""Blocks lo..hi-1 of some runs."""
 
-_MISSING = """
-SELECT chunk_id, lexeme, tf, length FROM postings
-WHERE chunk_id = ANY(%s::text[]) AND lexeme = ANY(%s::text[]) AND tenant = %s
+_FIRST = """
+SELECT b.owner, b.lexeme, b.run, b.block, b.avgdl, b.last, b.seqs, b.tfs, b.lengths FROM posting_blocks b
+WHERE b.collection_id = %s AND b.lexeme = ANY(%s) AND b.owner = ANY(%s) AND b.tenant = %s
+  AND (b.run > 0 OR b.block < %s)
 """
-"""The query terms' postings of some chunks (those the top lists left incomplete): one
-scan of the primary key for them all."""
+"""The first blocks of each main run and every small run of the query terms."""
+
+_FRESH = """
+SELECT p.lexeme, p.seq, p.tf, p.length FROM term_stats s CROSS JOIN LATERAL (
+    SELECT x.lexeme, x.seq, x.tf, x.length FROM postings x WHERE x.collection_id = s.collection_id
+    AND x.lexeme = s.lexeme AND x.seq > s.packed_upto AND coalesce(x.owner, '') = s.owner AND x.tenant = %s) p
+WHERE s.collection_id = %s AND s.lexeme = ANY(%s) AND s.owner = ANY(%s)
+"""
+"""The postings newer than each term's packed runs."""
 
 
-def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int, filters: Filter,
-                   depth: int = DEPTH) -> list[tuple[str, float]]:
+@dataclass
+class _Run:
+    """Where the reading of one packed run stands."""
+
+    read: int = 0  # blocks read
+    done: bool = False  # its last block is read
+    bound: float = math.inf  # what one of its unread postings weighs at most (no idf)
+
+
+class _Reader:
+    """One query's postings read so far, and the scores they give."""
+
+    def __init__(self, terms: list[str], weights: np.ndarray, avgdl: float) -> None:
+        self.index = {t: i for i, t in enumerate(terms)}
+        self.weights = weights
+        self.avgdl = avgdl
+        self.runs: dict[tuple[str, str, int], _Run] = {}
+        self.seqs: list[np.ndarray] = []
+        self.terms: list[np.ndarray] = []
+        self.shares: list[np.ndarray] = []
+
+    def add(self, idx: np.ndarray, seqs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray) -> None:
+        """Postings of terms ``idx`` (positions in the query's terms)."""
+        tf = tfs.astype(np.float64)
+        self.seqs.append(seqs.astype(np.int64))
+        self.terms.append(idx)
+        self.shares.append(self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl))))
+
+    def blocks(self, rows: list[tuple]) -> None:
+        """Blocks read (decoded together: one NumPy pass for all of them)."""
+        terms, seqs, tfs, lengths = [], [], [], []
+        for owner, term, run, block, avgdl, last, s, tf, n in sorted(rows, key=lambda r: r[3]):
+            if term not in self.index:
+                continue
+            state = self.runs.setdefault((owner, term, run), _Run())
+            state.read, state.done = block + 1, bool(last)
+            if not last and len(s):
+                # Unread postings weighed at most this one at the packing's average length;
+                # at today's, at most max(1, today / then) times that.
+                state.bound = impact(int.from_bytes(tf[-4:], "big"), int.from_bytes(n[-4:], "big"),
+                                     avgdl) * max(1.0, self.avgdl / avgdl)
+            terms.append((self.index[term], len(s) // 8))
+            seqs.append(s)
+            tfs.append(tf)
+            lengths.append(n)
+        if terms:
+            self.add(np.repeat([t for t, _ in terms], [c for _, c in terms]),
+                     np.frombuffer(b"".join(seqs), dtype=">i8"), np.frombuffer(b"".join(tfs), dtype=">i4"),
+                     np.frombuffer(b"".join(lengths), dtype=">i4").astype(np.float64))
+
+    def floors(self) -> np.ndarray:
+        """Per term: the most one of its unread postings adds to a score."""
+        out = np.zeros(len(self.index))
+        for (_, term, _), state in self.runs.items():
+            if not state.done:
+                i = self.index[term]
+                out[i] = max(out[i], self.weights[i] * state.bound)
+        return out
+
+    def scores(self, floors: np.ndarray) -> _Scores:
+        """Every chunk seen: its lower and upper bound, and which postings are its."""
+        if not self.seqs:
+            return _Scores(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64),
+                           np.zeros(0, dtype=np.int64))
+        seqs = np.concatenate(self.seqs)
+        terms = np.concatenate(self.terms)
+        shares = np.concatenate(self.shares)
+        self.seqs, self.terms, self.shares = [seqs], [terms], [shares]
+        low = int(seqs.min())
+        span = int(seqs.max()) - low + 1
+        if span <= max(1 << 20, 4 * len(seqs)):  # seqs are dense enough: count by position
+            at = seqs - low
+            present = np.bincount(at, minlength=span) > 0
+            uniq = np.flatnonzero(present) + low
+            inverse = (np.cumsum(present) - 1)[at]
+        else:
+            uniq, inverse = np.unique(seqs, return_inverse=True)
+        lower = np.bincount(inverse, weights=shares, minlength=len(uniq))
+        # A chunk has at most one posting per term: what it lacks is every floor less those
+        # of the terms whose posting of it was read.
+        lacking = float(floors.sum()) - np.bincount(inverse, weights=floors[terms], minlength=len(uniq))
+        upper = lower + np.maximum(lacking, 0.0)
+        return _Scores(uniq, lower, upper, inverse, terms)
+
+
+@dataclass
+class _Scores:
+    seqs: np.ndarray  # every chunk seen, sorted
+    lower: np.ndarray  # its score from the postings read
+    upper: np.ndarray  # the most its score can be
+    inverse: np.ndarray  # per posting read: its chunk's position in seqs
+    terms: np.ndarray  # per posting read: its term
+
+
+def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int,
+                   filters: Filter) -> list[tuple[str, float]]:
     """The k best chunks of collection ``cid`` the scope may see for ``lexemes``
-    (duplicates count twice, as in FTS5), with their BM25 scores.
-
-    Reads each term's postings best first, ``FIRST_DEPTH`` (at least k) at a time, 4×
-    deeper each round up to ``depth``. A chunk's score is exact once all its query
-    terms' postings are known (those missing from the lists read are fetched by key
-    for the chunks that could still reach the top k); the reading stops when no
-    unread chunk can beat the k-th exact score: each term's next posting bounds its
-    unread ones (threshold algorithm), or when ``depth`` is reached."""
+    (duplicates count twice, as in FTS5), with their BM25 scores (module docstring)."""
     repeats = Counter(lexemes)
     terms = list(repeats)
+    readable = ["", scope.owner] if scope.owner is not None else [""]
     if scope.owner is None:  # a key without an owner: the whole collection's statistics
-        totals, owners = "SELECT chunk_total::bigint, length_total::bigint FROM collections WHERE id = %s", []
+        totals, seen, owners = "SELECT chunk_total::bigint, length_total::bigint FROM collections WHERE id = %s", "", []
     else:
-        owners = [["", scope.owner]]
+        owners = [readable]
+        seen = " AND owner = ANY(%s)"
         totals = ("SELECT coalesce(sum(chunks), 0)::bigint, coalesce(sum(length), 0)::bigint FROM owner_totals "
                   "WHERE collection_id = %s AND owner = ANY(%s)")
-    seen = " AND owner = ANY(%s)" if owners else ""
-    where, params = compile_postgres(filters)
-    owner_sql, owner_params = owner_visibility(scope, "p", "%s")
-    join = " JOIN chunks c ON c.id = p.chunk_id JOIN documents d ON d.id = c.doc_id" if where else ""
-    tops_sql = _TOPS.format(cid=int(cid), join=join, owner=owner_sql, where=where)
-    tops_params = [scope.tenant, *owner_params, *params]
-    step = max(FIRST_DEPTH, k)
-    # One statement (one round trip, one snapshot): N, total length, each term's df, and
-    # the first postings of each term.
-    rows = cur.execute(
-        f"SELECT 0, NULL::text, NULL::text, s.*, NULL::real FROM ({totals}) s UNION ALL "
-        f"SELECT 1, lexeme, NULL, sum(df)::bigint, NULL, NULL FROM term_stats WHERE collection_id = %s "
-        f"AND lexeme = ANY(%s){seen} GROUP BY lexeme HAVING sum(df) > 0 UNION ALL "
-        f"SELECT 2, t.* FROM ({tops_sql}) t",
-        [cid, *owners, cid, terms, *owners, terms, [None] * len(terms), [None] * len(terms), *tops_params,
-         step]).fetchall()
-    n, total = next(((r[3], r[4]) for r in rows if r[0] == 0), (0, 0))
-    if not n:
+    conn = cur.connection
+    with conn.pipeline():  # one round trip; the transaction is REPEATABLE READ: one snapshot
+        c_totals, c_df, c_first, c_fresh = conn.cursor(), conn.cursor(), conn.cursor(binary=True), conn.cursor()
+        c_totals.execute(totals, [cid, *owners])
+        c_df.execute(f"SELECT lexeme, sum(df)::bigint FROM term_stats WHERE collection_id = %s AND lexeme = ANY(%s)"
+                     f"{seen} GROUP BY lexeme HAVING sum(df) > 0", [cid, terms, *owners])
+        c_first.execute(_FIRST, [cid, terms, readable, scope.tenant, FIRST_BLOCKS])
+        c_fresh.execute(_FRESH, [scope.tenant, cid, terms, readable])
+    n, total = c_totals.fetchone() or (0, 0)
+    df = dict(c_df.fetchall())
+    first, fresh = c_first.fetchall(), c_fresh.fetchall()
+    if not n or not df:
         return []
-    weights = {r[1]: repeats[r[1]] * _idf(n, r[3]) for r in rows if r[0] == 1}
-    if not weights:
-        return []
-    avgdl = max(1, total) / n
-    tops = [r[1:] for r in rows if r[0] == 2 and r[1] in weights]
-    known: dict[str, dict[str, float]] = {}  # chunk → term → its share of the score
-    complete: set[str] = set()  # chunks whose every query term's share is known
-    floors: dict[str, float] = {}  # per term with more to read: the most an unread posting adds
-    after: dict[str, tuple[float, str]] = {}  # per term: where its reading stopped
-    read = 0
+    names = list(df)
+    reader = _Reader(names, np.array([repeats[t] * _idf(n, df[t]) for t in names]), max(1, total) / n)
+    reader.blocks(first)
+    fresh = [r for r in fresh if r[0] in df]
+    if fresh:
+        reader.add(np.array([reader.index[r[0]] for r in fresh]), np.array([r[1] for r in fresh]),
+                   np.array([r[2] for r in fresh]), np.array([r[3] for r in fresh]))
+    check = _Checker(cur, scope, cid, filters)
+    depth = 1
     while True:
-        counts: Counter[str] = Counter()
-        last: dict[str, tuple[int, int]] = {}
-        for term, chunk_id, tf, length, stored in tops:
-            known.setdefault(chunk_id, {})[term] = weights[term] * impact(tf, length, avgdl)
-            counts[term] += 1
-            last[term] = (tf, length)
-            after[term] = (stored, chunk_id)
-        read += step
-        for term in list(weights) if not floors else list(floors):
-            if counts[term] == step:  # more to read: its next posting adds at most about what its last did
-                floors[term] = weights[term] * impact(*last[term], avgdl)
-            else:
-                floors.pop(term, None)
-        scores = _complete(cur, scope.tenant, known, complete, weights, floors, avgdl, k)
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:k]
-        theta = best[-1][1] if len(best) == k else 0.0
-        if not floors or sum(floors.values()) <= theta or read >= depth:
-            return best
-        step = min(depth - read, read * 3)  # 4x as deep as before
-        wanted = list(floors)
-        tops = cur.execute(tops_sql, [wanted, [after[t][0] for t in wanted], [after[t][1] for t in wanted],
-                                      *tops_params, step]).fetchall()
+        floors = reader.floors()
+        sc = reader.scores(floors)
+        seqs, lower, upper = sc.seqs, sc.lower, sc.upper
+        alive = ~np.isin(seqs, np.fromiter(check.dead, dtype=np.int64, count=len(check.dead)))
+        if filters:  # the k-th score among chunks that pass them: ask chunks, best first
+            order = np.flatnonzero(alive)[np.argsort(-lower[alive], kind="stable")]
+            top = check.first_valid(seqs[order], k)
+            theta = float(lower[np.searchsorted(seqs, top[-1])]) if len(top) == k else 0.0
+            found = len(top)
+        else:  # every chunk read is the scope's (its owners' lists only): checked once, at the end
+            found = int(alive.sum())
+            theta = float(np.partition(lower[alive], found - k)[found - k]) if found >= k else 0.0
+        doubt = alive & (upper >= theta) & (upper > lower * (1 + 1e-12))
+        unseen = float(floors.sum())
+        if unseen and unseen >= theta:
+            wanted = {names[i] for i in np.flatnonzero(floors)}
+        else:  # the terms some chunk in doubt has not been seen in
+            seen_in = np.bincount(sc.terms[doubt[sc.inverse]], minlength=len(names))
+            wanted = {names[i] for i in np.flatnonzero((seen_in < doubt.sum()) & (floors > 0))}
+        more = [(key, state) for key, state in reader.runs.items() if key[1] in wanted and not state.done]
+        if not more:  # every chunk that could reach the top k is exact: these are the k best
+            final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
+            ids = check.ids(final)
+            if len(ids) < len(final) and not filters:
+                continue  # a chunk deleted since its list was packed: again without it
+            best = sorted(((ids[s], float(lower[np.searchsorted(seqs, s)])) for s in final if s in ids),
+                          key=lambda pair: (-pair[1], pair[0]))
+            return best[:k]
+        depth *= 2
+        reader.blocks(cur.execute(_BLOCKS, [[key[0] for key, _ in more], [key[1] for key, _ in more],
+                                            [key[2] for key, _ in more], [state.read for _, state in more],
+                                            [state.read + depth for _, state in more], cid, scope.tenant],
+                                  binary=True).fetchall())
 
 
-def _complete(cur: psycopg.Cursor, tenant: str, known: dict[str, dict[str, float]], complete: set[str],
-              weights: dict[str, float], floors: dict[str, float], avgdl: float, k: int) -> dict[str, float]:
-    """Chunk → score, exact for every chunk that could reach the top k. A term a chunk
-    lacks in the lists read is absent from it if its list was read to the end; else the
-    chunk's score is uncertain by up to that term's floor. The most promising uncertain
-    chunks get their missing postings fetched by key, a batch at a time, until none
-    could lift itself above the k-th score reached (which rises as scores become exact)."""
-    lower = {chunk: sum(shares.values()) for chunk, shares in known.items()}
-    upper: dict[str, float] = {}
-    for chunk, shares in known.items():
-        if chunk not in complete:
-            doubt = sum(floor for term, floor in floors.items() if term not in shares)
-            if doubt:
-                upper[chunk] = lower[chunk] + doubt
-            else:
-                complete.add(chunk)
-    batch = max(2 * k, 200)
-    while upper:
-        theta = heapq.nlargest(k, lower.values())[-1] if len(lower) >= k else 0.0
-        part = [chunk for chunk in heapq.nlargest(batch, upper, key=upper.__getitem__) if upper[chunk] > theta]
-        if not part:
-            break
-        for chunk, term, tf, length in cur.execute(_MISSING, [part, list(weights), tenant]):
-            known[chunk][term] = weights[term] * impact(tf, length, avgdl)
-        for chunk in part:
-            lower[chunk] = sum(known[chunk].values())
-            del upper[chunk]
-        complete.update(part)
-        batch *= 2
-    return lower
+class _Checker:
+    """Which chunk seqs the scope may see (tenant, owner, filters; still there), asked of
+    ``chunks`` a batch at a time, with their ids."""
+
+    def __init__(self, cur: psycopg.Cursor, scope: Scope, cid: int, filters: Filter) -> None:
+        where, params = compile_postgres(filters)
+        owner_sql, owner_params = owner_visibility(scope, "c", "%s")
+        join = " JOIN documents d ON d.id = c.doc_id" if where else ""
+        self._sql = (f"SELECT c.seq, c.id FROM chunks c{join} WHERE c.seq = ANY(%s) AND c.collection_id = {int(cid)} "
+                     f"AND c.tenant = %s{owner_sql}{where}")
+        self._params = [scope.tenant, *owner_params, *params]
+        self._cur = cur
+        self.valid: dict[int, str] = {}
+        self.dead: set[int] = set()
+
+    def ids(self, seqs: np.ndarray) -> dict[int, str]:
+        """Seq → chunk id of those of ``seqs`` the scope may see."""
+        unknown = [int(s) for s in seqs if int(s) not in self.valid and int(s) not in self.dead]
+        if unknown:
+            found: dict[int, str] = dict(self._cur.execute(self._sql, [unknown, *self._params]).fetchall())
+            self.valid.update(found)
+            self.dead.update(s for s in unknown if s not in found)
+        return {int(s): self.valid[int(s)] for s in seqs if int(s) in self.valid}
+
+    def first_valid(self, ordered: np.ndarray, k: int) -> list[int]:
+        """The first k seqs of ``ordered`` the scope may see (fewer if there are not k)."""
+        out: list[int] = []
+        start, batch = 0, max(2 * k, 20)
+        while len(out) < k and start < len(ordered):
+            part = ordered[start:start + batch]
+            ids = self.ids(part)
+            out += [int(s) for s in part if int(s) in ids][:k - len(out)]
+            start += batch
+            batch *= 4
+        return out
 
 
 def _idf(n: int, df: int) -> float:

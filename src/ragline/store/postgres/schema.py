@@ -420,6 +420,84 @@ END $$;
 """Schema version 12: what replicas share besides the job queue: request-rate buckets
 and kept uploads (``admin.py``)."""
 
+PACK_BLOCK = 512
+"""Postings per block of a packed posting list (``keywords``)."""
+
+
+def pack_sql(pairs: str) -> str:
+    """The statement that packs postings into ``posting_blocks``: for each row of
+    ``pairs`` (a FROM item with columns collection_id, owner, lexeme, after, run), the
+    postings of that (collection, owner key, term) with ``seq > after`` become run
+    ``run``, best first (BM25 term weight at the collection's average length now,
+    which each block records), in blocks of ``PACK_BLOCK``: chunk seqs (int8), term
+    frequencies and chunk lengths (int4), big-endian."""
+    weight = f"p.tf::float8 * {K1 + 1!r} / (p.tf + {K1!r} * (1 - {B!r} + {B!r} * p.length / a.avgdl))"
+    return f"""
+INSERT INTO posting_blocks (collection_id, owner, lexeme, run, block, tenant, avgdl, last, seqs, tfs, lengths)
+SELECT collection_id, owner, lexeme, run, (r - 1) / {PACK_BLOCK}, min(tenant), min(avgdl), bool_or(r = n),
+       string_agg(int8send(seq), ''::bytea ORDER BY r), string_agg(int4send(tf), ''::bytea ORDER BY r),
+       string_agg(int4send(length), ''::bytea ORDER BY r)
+FROM (SELECT u.collection_id, u.owner, u.lexeme, u.run, p.seq, p.tf, p.length, p.tenant, a.avgdl,
+             row_number() OVER (PARTITION BY u.collection_id, u.owner, u.lexeme ORDER BY {weight} DESC, p.seq) AS r,
+             count(*) OVER (PARTITION BY u.collection_id, u.owner, u.lexeme) AS n
+      FROM ({pairs}) u
+      JOIN (SELECT id, greatest(length_total, 1)::float8 / greatest(chunk_total, 1) AS avgdl FROM collections) a
+        ON a.id = u.collection_id
+      CROSS JOIN LATERAL (SELECT * FROM postings p WHERE p.collection_id = u.collection_id AND p.lexeme = u.lexeme
+                          AND p.seq > u.after AND coalesce(p.owner, '') = u.owner) p) x
+GROUP BY collection_id, owner, lexeme, run, (r - 1) / {PACK_BLOCK}
+"""
+
+
+_PACKED = f"""
+-- Packed posting lists (store/postgres/keywords.py). Postings are keyed by the chunk's
+-- sequence number instead of its 32-character id (a smaller row and index), and read by
+-- (collection, term, seq) for what is newer than a term's packed lists; the impact column
+-- and its index go (the packed lists are ordered by weight instead).
+CREATE UNIQUE INDEX IF NOT EXISTS chunks_seq ON chunks (seq);
+ALTER TABLE postings ADD COLUMN seq bigint;
+UPDATE postings p SET seq = c.seq FROM chunks c WHERE c.id = p.chunk_id;
+ALTER TABLE postings DROP COLUMN chunk_id, DROP COLUMN impact, ALTER COLUMN seq SET NOT NULL;
+ALTER TABLE postings ADD PRIMARY KEY (seq, lexeme),
+    ADD FOREIGN KEY (seq) REFERENCES chunks (seq) ON DELETE CASCADE;
+CREATE INDEX postings_fresh ON postings (collection_id, lexeme, seq) INCLUDE (tf, length, owner, tenant);
+-- Per (collection, owner, term): postings up to chunk seq ``packed_upto`` are in packed
+-- runs; ``unpacked`` counts postings written since, ``tail`` those in runs other than the
+-- main one plus deleted ones still packed; ``runs`` is the last run's number.
+ALTER TABLE term_stats ADD COLUMN packed_upto bigint NOT NULL DEFAULT 0,
+    ADD COLUMN unpacked bigint NOT NULL DEFAULT 0, ADD COLUMN tail bigint NOT NULL DEFAULT 0,
+    ADD COLUMN runs integer NOT NULL DEFAULT 0;
+-- A packed run: one (collection, owner, term)'s postings best first, in blocks.
+CREATE TABLE posting_blocks (
+    collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+    owner text COLLATE "C" NOT NULL,
+    lexeme text COLLATE "C" NOT NULL,
+    run integer NOT NULL,
+    block integer NOT NULL,
+    tenant text COLLATE "C" NOT NULL,
+    avgdl double precision NOT NULL,   -- the average length the order was computed at
+    last boolean NOT NULL,             -- the run's last block
+    seqs bytea NOT NULL,
+    tfs bytea NOT NULL,
+    lengths bytea NOT NULL,
+    PRIMARY KEY (collection_id, lexeme, owner, run, block)
+);
+ALTER TABLE posting_blocks ALTER COLUMN seqs SET STORAGE EXTERNAL, ALTER COLUMN tfs SET STORAGE EXTERNAL,
+    ALTER COLUMN lengths SET STORAGE EXTERNAL;  -- read whole and often: no compression
+{pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats")};
+UPDATE term_stats SET packed_upto = (SELECT coalesce(max(seq), 0) FROM chunks);
+ALTER TABLE posting_blocks ENABLE ROW LEVEL SECURITY;
+ALTER TABLE posting_blocks FORCE ROW LEVEL SECURITY;
+CREATE POLICY tenant_wall ON posting_blocks USING ({_POLICY.format(column='tenant')});
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON posting_blocks TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+"""Schema version 13: postings keyed by chunk seq, and packed posting lists."""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
@@ -432,6 +510,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (10, _CATEGORIES),
     (11, _KEYWORD),
     (12, _REPLICAS),
+    (13, _PACKED),
 ]
 """(version, SQL), applied in order; append only."""
 

@@ -1,6 +1,6 @@
 """PostgreSQL's ``SearchIndex`` read half: cosine search with pgvector (a partial
 HNSW index per collection above ``exact_below`` chunks, exact below), and BM25
-as SQLite FTS5's ``bm25()`` over impact-ordered postings (``keywords``). The
+as SQLite FTS5's ``bm25()`` over packed, weight-ordered posting lists (``keywords``). The
 ``SearchIndex`` role of the PostgreSQL backend, over the store's ``PostgresDatabase``."""
 
 from __future__ import annotations
@@ -25,8 +25,6 @@ class PostgresSearch(TablesAreTheIndex):
 
     exact_below = 10_000
     """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
-    keyword_depth = keywords.DEPTH
-    """Postings read per query term (``keywords``)."""
 
     def __init__(self, db: PostgresDatabase, *, ef_search: int, index_enabled: bool = True) -> None:
         self.db = db
@@ -44,7 +42,7 @@ class PostgresSearch(TablesAreTheIndex):
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
-        with self.db.tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant, pipelined=True) as cur:
             # ef_search below k would cap what one HNSW pass can return.
             for ref in collections:
                 check_ref(scope, ref)
@@ -79,10 +77,10 @@ class PostgresSearch(TablesAreTheIndex):
         if not lexemes:
             return []
         results: list[tuple[str, float]] = []
-        with self.db.tx(scope.tenant) as cur:
+        with self.db.tx(scope.tenant, snapshot=True, pipelined=True) as cur:
             for ref in collections:
                 check_ref(scope, ref)
-                results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters, self.keyword_depth))
+                results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters))
         results.sort(key=lambda pair: -pair[1])
         return results[:k]
 
