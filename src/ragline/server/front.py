@@ -15,13 +15,18 @@ kept apart by process:
   another interpreter, on the other core. With more active tenants than
   processes, the tenants sharing one are shared fairly by its gate, as before.
 - A tenant stays on its process while it has been active in the last ``HOLD_S``
-  (60 s) seconds: the per-minute request and upload budgets (``quotas.py``) are
+  (60 s): the per-minute request and upload budgets (``quotas.py``) are
   per process, and a bucket left for ``HOLD_S`` has refilled, so moving a tenant
   only after that long admits exactly what one process would.
 - The front only reads the ``Authorization`` header (a cached store read tells the
   key's tenant: ``KeyCache``), then relays the request and its response as
   bytes, streamed both ways (uploads, server-sent events). Authentication,
   quotas, the gate and every route stay in the app processes, unchanged.
+- The processes still share the cores, so the gate's step-aside rule holds across
+  them: a byte per process in a shared file (``AppProcesses.step_aside``), set while
+  the process holds a tenant with more requests in flight than a tenant with one in
+  flight elsewhere, makes its requests step aside at their pause points
+  (``FairGate.outside``).
 - ``/readyz`` asks every app process and answers with the first that is not ready
   (or ``backend_unavailable`` for one that does not answer); ``/metrics`` merges
   theirs with a ``process`` label. An app process that dies is restarted (backoff up
@@ -30,8 +35,8 @@ kept apart by process:
 The app processes are ``python -m ragline.server.app_child`` on Unix sockets in a
 private folder; they die with the front (``children.die_with_parent``). App
 process 0 runs the ingestion process; the others only serve. Costs: each app
-process holds its own embedding model and caches (~200 MB each at the defaults,
-and the SQLite side indexes of the collections it searches), and each request a
+process holds its own embedding model and caches (110–170 MB each under ``make run``,
+plus the SQLite side indexes of the collections it searches), and each request a
 relay through the front (docs/reliability.md).
 """
 
