@@ -3,6 +3,7 @@ when a process's requests step aside for another's."""
 
 from __future__ import annotations
 
+import os
 import time
 
 from ragline.server.front import Affinity
@@ -63,3 +64,22 @@ def test_a_process_marked_down_gets_no_tenants_and_its_tenants_move() -> None:
     affinity.down.add(a)
     assert affinity.enter("a") != a
     assert affinity.enter("b") != a
+
+
+def test_socket_folders_of_fronts_that_died_are_removed(tmp_path, monkeypatch) -> None:
+    import subprocess
+    import sys
+    import tempfile
+
+    from ragline.server.front import remove_stale_folders
+
+    monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"ragline-front-{dead.pid}-abc"
+    live = tmp_path / f"ragline-front-{os.getppid()}-def"  # a process that is alive
+    for folder in (stale, live):
+        folder.mkdir()
+        (folder / "app0.sock").write_bytes(b"")
+    remove_stale_folders()
+    assert not stale.exists() and live.exists()

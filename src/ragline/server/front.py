@@ -159,6 +159,7 @@ class AppProcesses:
 
     def __init__(self, settings: Settings, count: int) -> None:
         self.settings, self.count = settings, count
+        remove_stale_folders()
         self.folder = Path(tempfile.mkdtemp(prefix=f"ragline-front-{os.getpid()}-"))  # 0700: only this user reaches the sockets
         self.sockets = [self.folder / f"app{i}.sock" for i in range(count)]
         self.step_aside_file = self.folder / "step-aside"  # a byte per process (``Affinity._publish``)
@@ -217,6 +218,21 @@ class AppProcesses:
                 process.wait(5)
         self.step_aside.close()
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def remove_stale_folders() -> None:
+    """Remove the socket folders of fronts that died without cleaning up (SIGKILL): a
+    ``ragline-front-<pid>-…`` folder of this user whose process is gone."""
+    for folder in Path(tempfile.gettempdir()).glob("ragline-front-*-*"):
+        try:
+            pid = int(folder.name.split("-")[2])
+            if folder.stat().st_uid != os.getuid() or pid == os.getpid():
+                continue
+            os.kill(pid, 0)  # alive: leave it
+        except ProcessLookupError:
+            shutil.rmtree(folder, ignore_errors=True)
+        except (ValueError, IndexError, OSError):
+            continue
 
 
 @dataclass(eq=False)
