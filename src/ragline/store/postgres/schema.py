@@ -156,6 +156,24 @@ CREATE INDEX jobs_doc ON jobs (tenant, doc_id);
 _POLICY = ("{column} = current_setting('ragline.tenant', true) "
            f"OR current_setting('ragline.tenant', true) = '{BYPASS}'")
 
+
+def _walled(*tables: str) -> str:
+    """Row-Level Security on ``tables`` (each keyed by its ``tenant`` column) and the RLS
+    role's rights on them: what every migration adding tenant tables ends with."""
+    return "".join(
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
+        f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
+        f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
+        for table in tables
+    ) + f"""
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
+        GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join(tables)} TO {RLS_ROLE};
+    END IF;
+END $$;
+"""
+
 _RLS = "\n".join(
     f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
     f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
@@ -229,35 +247,11 @@ END $$;
 """
 """Schema version 9: account balances (``sql/records.py``)."""
 
-_CATEGORIES = CATEGORY_SOURCE_COLUMN + ";\n" + SCHEMA_CATEGORIES + "".join(
-    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
-    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
-    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
-    for table in ("category_rules", "transaction_text")
-) + f"""
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
-        GRANT SELECT, INSERT, UPDATE, DELETE ON category_rules, transaction_text TO {RLS_ROLE};
-    END IF;
-END $$;
-"""
+_CATEGORIES = CATEGORY_SOURCE_COLUMN + ";\n" + SCHEMA_CATEGORIES + _walled("category_rules", "transaction_text")
 """Schema version 10: where each category came from, the user's category corrections,
 and the state of each month's searchable text (``sql/records.py``)."""
 
-_USAGE = SCHEMA_USAGE + "".join(
-    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
-    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
-    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
-    for table in USAGE_TABLES
-) + f"""
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
-        GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join(USAGE_TABLES)} TO {RLS_ROLE};
-    END IF;
-END $$;
-"""
+_USAGE = SCHEMA_USAGE + _walled(*USAGE_TABLES)
 
 MIGRATION_CONVERSATIONS = f"""
 CREATE TABLE conversations (
@@ -365,19 +359,7 @@ INSERT INTO owner_totals SELECT collection_id, coalesce(owner, ''), min(tenant),
     FROM chunks WHERE tsv IS NOT NULL GROUP BY collection_id, coalesce(owner, '');
 -- The tsvector and its GIN index are no longer read: new chunks leave tsv NULL.
 DROP INDEX chunks_tsv;
-""" + "".join(
-    f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY;\n"
-    f"ALTER TABLE {table} FORCE ROW LEVEL SECURITY;\n"
-    f"CREATE POLICY tenant_wall ON {table} USING ({_POLICY.format(column='tenant')});\n"
-    for table in KEYWORD_TABLES
-) + f"""
-DO $$
-BEGIN
-    IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{RLS_ROLE}') THEN
-        GRANT SELECT, INSERT, UPDATE, DELETE ON {", ".join(KEYWORD_TABLES)} TO {RLS_ROLE};
-    END IF;
-END $$;
-"""
+""" + _walled(*KEYWORD_TABLES)
 """Schema version 11: keyword search by impact-ordered postings and kept statistics."""
 
 _REPLICAS = """
