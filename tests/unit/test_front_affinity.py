@@ -71,7 +71,7 @@ def test_socket_folders_of_fronts_that_died_are_removed(tmp_path, monkeypatch) -
     import sys
     import tempfile
 
-    from ragline.server.front import remove_stale_folders
+    from ragline.server.app_processes import remove_stale_folders
 
     monkeypatch.setattr(tempfile, "gettempdir", lambda: str(tmp_path))
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
