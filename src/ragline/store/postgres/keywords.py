@@ -30,7 +30,9 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   are known to miss it. The unread part of a run adds at most its last read posting's
   weight (scaled by how far the average length grew since the packing: an exact
   bound), so reading stops when no chunk outside the top k, seen or not, could reach
-  the k-th score and the top k are complete (the threshold algorithm without random
+  the k-th score and the top k are complete (the threshold algorithm). When no unseen
+  chunk can reach the k-th score and at most ``RESOLVE_MAX`` seen ones are in doubt,
+  those are scored whole by their postings' (seq, term) key in one statement (random
   access); else the runs still in doubt are read on, twice as deep each round. The
   candidates are checked against ``chunks`` (tenant, owner, metadata filters, and
   whether they still exist), which gives their ids: with filters best first in every
@@ -62,6 +64,11 @@ ingest within a few % of writing no packs at all (64 cost 60 % more) for 10 % sl
 keyword queries (docs/scaling.md)."""
 REBUILD = 2
 """A term's main run is rebuilt when small runs and deleted postings reach 1/REBUILD of it."""
+RESOLVE_MAX = 300
+"""Chunks in doubt (seen in some lists, able to reach the top k) that are scored whole by
+their postings' key at once; more, and the lists are read on instead. A key lookup costs
+about what reading 20 postings does: at 100,000 chunks 300 took a k = 10 query from 14.9
+to 9.2 ms p50 (docs/scaling.md); 1,000 slowed k = 500 queries by a third."""
 PACK_LOCK = 1 << 61
 """+ collection id: the advisory lock between writers (shared) and packing (exclusive)."""
 
@@ -270,6 +277,8 @@ class _Reader:
         self.seqs: list[np.ndarray] = []
         self.terms: list[np.ndarray] = []
         self.shares: list[np.ndarray] = []
+        self.exact_seqs = np.zeros(0, dtype=np.int64)  # chunks whose score is known whole (``resolve``)
+        self.exact = np.zeros(0)
 
     def add(self, idx: np.ndarray, seqs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray) -> None:
         """Postings of terms ``idx`` (positions in the query's terms)."""
@@ -299,6 +308,24 @@ class _Reader:
             self.add(np.repeat([t for t, _ in terms], [c for _, c in terms]),
                      np.frombuffer(b"".join(seqs), dtype=">i8"), np.frombuffer(b"".join(tfs), dtype=">i4"),
                      np.frombuffer(b"".join(lengths), dtype=">i4").astype(np.float64))
+
+    def resolve(self, cur: psycopg.Cursor, seqs: np.ndarray) -> None:
+        """Score ``seqs`` (sorted) whole: each one's postings of the query terms, read by
+        their (seq, term) key. A chunk gone since its list was packed scores 0."""
+        rows = cur.execute("SELECT seq, lexeme, tf, length FROM postings WHERE seq = ANY(%s) AND lexeme = ANY(%s)",
+                           (seqs.tolist(), list(self.index))).fetchall()
+        score = np.zeros(len(seqs))
+        if rows:
+            where = np.searchsorted(seqs, np.array([r[0] for r in rows], dtype=np.int64))
+            term = np.array([self.index[r[1]] for r in rows])
+            tf = np.array([r[2] for r in rows], dtype=np.float64)
+            n = np.array([r[3] for r in rows], dtype=np.float64)
+            shares = self.weights[term] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * n / self.avgdl)))
+            score = np.bincount(where, weights=shares, minlength=len(seqs)).astype(np.float64)
+        self.exact_seqs = np.concatenate([self.exact_seqs, seqs])
+        self.exact = np.concatenate([self.exact, score])
+        order = np.argsort(self.exact_seqs, kind="stable")
+        self.exact_seqs, self.exact = self.exact_seqs[order], self.exact[order]
 
     def floors(self) -> np.ndarray:
         """Per term: the most one of its unread postings adds to a score."""
@@ -332,6 +359,9 @@ class _Reader:
         # of the terms whose posting of it was read.
         lacking = float(floors.sum()) - np.bincount(inverse, weights=floors[terms], minlength=len(uniq))
         upper = lower + np.maximum(lacking, 0.0)
+        if len(self.exact_seqs):
+            at = np.searchsorted(uniq, self.exact_seqs)
+            lower[at] = upper[at] = self.exact
         return _Scores(uniq, lower, upper, inverse, terms)
 
 
@@ -395,6 +425,10 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
             theta = float(np.partition(lower[alive], found - k)[found - k]) if found >= k else 0.0
         doubt = alive & (upper >= theta) & (upper > lower * (1 + 1e-12))
         unseen = float(floors.sum())
+        in_doubt = int(doubt.sum())
+        if in_doubt and unseen < theta and in_doubt <= RESOLVE_MAX:
+            reader.resolve(cur, np.sort(seqs[doubt]))
+            continue
         if unseen and unseen >= theta:
             wanted = {names[i] for i in np.flatnonzero(floors)}
         else:  # the terms some chunk in doubt has not been seen in

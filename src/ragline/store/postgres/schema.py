@@ -480,6 +480,15 @@ END $$;
 """
 """Schema version 13: postings keyed by chunk seq, and packed posting lists."""
 
+_INLINE_VECTORS = """
+-- A chunk's vector stays in its row (pgvector's default storage moves it to TOAST once
+-- the row passes 2 kB, which a 384-d float32 vector and a chunk's text do): exact search
+-- and the re-ranking of ANN hits then read one heap page per row, not a TOAST lookup
+-- each. Rows written before keep their storage until rewritten (VACUUM FULL chunks).
+ALTER TABLE chunks ALTER COLUMN embedding SET STORAGE MAIN;
+"""
+"""Schema version 14: embeddings stored in the row."""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
@@ -493,6 +502,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (11, _KEYWORD),
     (12, _REPLICAS),
     (13, _PACKED),
+    (14, _INLINE_VECTORS),
 ]
 """(version, SQL), applied in order; append only."""
 
