@@ -249,12 +249,17 @@ WHERE b.collection_id = %s AND b.lexeme = ANY(%s) AND b.owner = ANY(%s) AND b.te
 """The first blocks of each main run and every small run of the query terms."""
 
 _FRESH = """
-SELECT p.lexeme, p.seq, p.tf, p.length FROM term_stats s CROSS JOIN LATERAL (
+SELECT p.lexeme, string_agg(int8send(p.seq), ''::bytea ORDER BY p.seq),
+       string_agg(int4send(p.tf), ''::bytea ORDER BY p.seq), string_agg(int4send(p.length), ''::bytea ORDER BY p.seq)
+FROM term_stats s CROSS JOIN LATERAL (
     SELECT x.lexeme, x.seq, x.tf, x.length FROM postings x WHERE x.collection_id = s.collection_id
     AND x.lexeme = s.lexeme AND x.seq > s.packed_upto AND coalesce(x.owner, '') = s.owner AND x.tenant = %s) p
 WHERE s.collection_id = %s AND s.lexeme = ANY(%s) AND s.owner = ANY(%s)
+GROUP BY p.lexeme
 """
-"""The postings newer than each term's packed runs."""
+"""The postings newer than each term's packed runs, packed as the blocks are (one row per
+term: a small collection's postings are mostly these, and thousands of rows cost more
+to decode than their bytes)."""
 
 
 @dataclass
@@ -308,6 +313,15 @@ class _Reader:
             self.add(np.repeat([t for t, _ in terms], [c for _, c in terms]),
                      np.frombuffer(b"".join(seqs), dtype=">i8"), np.frombuffer(b"".join(tfs), dtype=">i4"),
                      np.frombuffer(b"".join(lengths), dtype=">i4").astype(np.float64))
+
+    def unpacked(self, rows: list[tuple]) -> None:
+        """Postings newer than their terms' packed runs: (term, seqs, tfs, lengths) rows."""
+        if rows:
+            counts = [len(r[1]) // 8 for r in rows]
+            self.add(np.repeat([self.index[r[0]] for r in rows], counts),
+                     np.frombuffer(b"".join(r[1] for r in rows), dtype=">i8"),
+                     np.frombuffer(b"".join(r[2] for r in rows), dtype=">i4"),
+                     np.frombuffer(b"".join(r[3] for r in rows), dtype=">i4").astype(np.float64))
 
     def resolve(self, cur: psycopg.Cursor, seqs: np.ndarray) -> None:
         """Score ``seqs`` (sorted) whole: each one's postings of the query terms, read by
@@ -390,7 +404,8 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
                   "WHERE collection_id = %s AND owner = ANY(%s)")
     conn = cur.connection
     with conn.pipeline():  # one round trip; the transaction is REPEATABLE READ: one snapshot
-        c_totals, c_df, c_first, c_fresh = conn.cursor(), conn.cursor(), conn.cursor(binary=True), conn.cursor()
+        c_totals, c_df = conn.cursor(), conn.cursor()
+        c_first, c_fresh = conn.cursor(binary=True), conn.cursor(binary=True)
         c_totals.execute(totals, [cid, *owners])
         c_df.execute(f"SELECT lexeme, sum(df)::bigint FROM term_stats WHERE collection_id = %s AND lexeme = ANY(%s)"
                      f"{seen} GROUP BY lexeme HAVING sum(df) > 0", [cid, terms, *owners])
@@ -404,10 +419,7 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     names = list(df)
     reader = _Reader(names, np.array([repeats[t] * _idf(n, df[t]) for t in names]), max(1, total) / n)
     reader.blocks(first)
-    fresh = [r for r in fresh if r[0] in df]
-    if fresh:
-        reader.add(np.array([reader.index[r[0]] for r in fresh]), np.array([r[1] for r in fresh]),
-                   np.array([r[2] for r in fresh]), np.array([r[3] for r in fresh]))
+    reader.unpacked([r for r in fresh if r[0] in df])
     check = _Checker(cur, scope, cid, filters)
     depth = 1
     while True:
