@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -32,6 +33,23 @@ from ragline.settings import Settings
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def tune_postgres(shared_buffers: str) -> None:
+    """Give the embedded server the ``shared_buffers`` docs/scaling.md advises (the
+    HNSW graphs and hot posting blocks in PostgreSQL's own cache, not only the OS's),
+    restarting it once to take it; the wheel's default is 128 MB."""
+    import psycopg
+
+    from tests.pg_server import restart_server, server, stop_server
+
+    if not re.fullmatch(r"\d+(kB|MB|GB)", shared_buffers):
+        raise SystemExit(f"--pg-shared-buffers {shared_buffers!r}: give a size such as 4GB or 512MB")
+    srv = server()
+    with psycopg.connect(srv.get_uri(), autocommit=True) as conn:
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{shared_buffers}'")
+    stop_server(srv)
+    restart_server(srv)
 
 
 def urls(scratch: Path, backends: list[str], qdrant_url: str | None) -> dict[str, str | None]:
@@ -93,14 +111,19 @@ def main() -> None:
     parser.add_argument("--synthetic-backends", default=None, help="default: --backends")
     parser.add_argument("--skip-scifact", action="store_true")
     parser.add_argument("--qdrant-url", default=None)
+    parser.add_argument("--pg-shared-buffers", default="4GB",
+                        help="the embedded PostgreSQL's shared_buffers (docs/scaling.md, Sizing); default 4GB")
     parser.add_argument("--output", type=Path, default=ROOT / "bench")
     parser.add_argument("--home", type=Path, default=None,
                         help="keep ragline's home (its embedding cache) here between runs; default: a scratch folder")
     args = parser.parse_args()
     backends = args.backends.split(",")
+    if "postgresql" in backends + (args.synthetic_backends or "").split(","):
+        tune_postgres(args.pg_shared_buffers)
     settings = Settings()
     results: dict = {"when": datetime.now(UTC).isoformat(timespec="seconds"),
-                     "machine": f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}"}
+                     "machine": f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}, PostgreSQL shared_buffers "
+                                f"{args.pg_shared_buffers}"}
     out_json = args.output / "backends.json"
     if out_json.exists():
         previous = json.loads(out_json.read_text())
