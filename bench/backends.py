@@ -40,7 +40,6 @@ def tune_postgres(shared_buffers: str) -> None:
     HNSW graphs and hot posting blocks in PostgreSQL's own cache, not only the OS's),
     restarting it once to take it; the wheel's default is 128 MB."""
     import psycopg
-
     from tests.pg_server import restart_server, server, stop_server
 
     if not re.fullmatch(r"\d+(kB|MB|GB)", shared_buffers):
