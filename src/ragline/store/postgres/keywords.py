@@ -25,7 +25,9 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   "packed" and "newer than packed".
 - A query reads, in one round trip (pipelined, one snapshot), the statistics, each
   term's first ``FIRST_BLOCKS`` main blocks, every small run and the newer postings,
-  and scores them in NumPy with today's N, average length and df. A chunk's score is
+  and scores them in NumPy with today's N, average length and df; each later round's
+  postings are merged into the chunks seen (a score and a bit per term read), so a
+  round costs what it reads, not what all rounds read. A chunk's score is
   exact once each query term's posting of it is known or the term's unread postings
   are known to miss it. The unread part of a run adds at most its last read posting's
   weight (scaled by how far the average length grew since the packing: an exact
@@ -279,18 +281,45 @@ class _Reader:
         self.weights = weights
         self.avgdl = avgdl
         self.runs: dict[tuple[str, str, int], _Run] = {}
-        self.seqs: list[np.ndarray] = []
-        self.terms: list[np.ndarray] = []
-        self.shares: list[np.ndarray] = []
-        self.exact_seqs = np.zeros(0, dtype=np.int64)  # chunks whose score is known whole (``resolve``)
-        self.exact = np.zeros(0)
+        # Every chunk seen, sorted; per chunk its score from the postings read and a bit
+        # per query term (at most 64: MAX_QUERY_TERMS) whose posting of it was read. A
+        # posting is read once, but a chunk scored whole (``resolve``) has every bit set:
+        # its postings read later add nothing.
+        self.seqs = np.zeros(0, dtype=np.int64)
+        self.lower = np.zeros(0)
+        self.mask = np.zeros(0, dtype=np.uint64)
+        self.bits = np.left_shift(np.uint64(1), np.arange(len(terms), dtype=np.uint64))
 
     def add(self, idx: np.ndarray, seqs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray) -> None:
-        """Postings of terms ``idx`` (positions in the query's terms)."""
+        """Postings of terms ``idx`` (positions in the query's terms), merged into the
+        chunks seen: the cost is that of the chunks seen and the postings added, so the
+        reading rounds do not score everything read again."""
+        if not len(seqs):
+            return
         tf = tfs.astype(np.float64)
-        self.seqs.append(seqs.astype(np.int64))
-        self.terms.append(idx)
-        self.shares.append(self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl))))
+        seqs = seqs.astype(np.int64)
+        shares = self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl)))
+        by_seq = np.argsort(seqs)  # then the merge below is of two sorted runs: linear
+        seqs, idx, shares = seqs[by_seq], idx[by_seq], shares[by_seq]
+        both = np.concatenate([self.seqs, seqs])
+        order = np.argsort(both, kind="stable")
+        merged = both[order]
+        first = np.ones(len(merged), dtype=bool)
+        first[1:] = merged[1:] != merged[:-1]
+        slot = np.empty(len(both), dtype=np.int64)
+        slot[order] = np.cumsum(first) - 1
+        old, new = slot[:len(self.seqs)], slot[len(self.seqs):]
+        lower = np.zeros(int(first.sum()))
+        mask = np.zeros(len(lower), dtype=np.uint64)
+        lower[old], mask[old] = self.lower, self.mask
+        bits = self.bits[idx]
+        fresh = (mask[new] & bits) == 0
+        new, bits = new[fresh], bits[fresh]
+        lower += np.bincount(new, weights=shares[fresh], minlength=len(lower))
+        for term in np.unique(idx[fresh]):
+            mine = idx[fresh] == term
+            mask[new[mine]] |= bits[mine]
+        self.seqs, self.lower, self.mask = merged[first], lower, mask
 
     def blocks(self, rows: list[tuple]) -> None:
         """Blocks read (decoded together: one NumPy pass for all of them)."""
@@ -336,10 +365,9 @@ class _Reader:
             n = np.array([r[3] for r in rows], dtype=np.float64)
             shares = self.weights[term] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * n / self.avgdl)))
             score = np.bincount(where, weights=shares, minlength=len(seqs)).astype(np.float64)
-        self.exact_seqs = np.concatenate([self.exact_seqs, seqs])
-        self.exact = np.concatenate([self.exact, score])
-        order = np.argsort(self.exact_seqs, kind="stable")
-        self.exact_seqs, self.exact = self.exact_seqs[order], self.exact[order]
+        at = np.searchsorted(self.seqs, seqs)
+        self.lower[at] = score
+        self.mask[at] = ~np.uint64(0)
 
     def floors(self) -> np.ndarray:
         """Per term: the most one of its unread postings adds to a score."""
@@ -350,42 +378,14 @@ class _Reader:
                 out[i] = max(out[i], self.weights[i] * state.bound)
         return out
 
-    def scores(self, floors: np.ndarray) -> _Scores:
-        """Every chunk seen: its lower and upper bound, and which postings are its."""
-        if not self.seqs:
-            return _Scores(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64),
-                           np.zeros(0, dtype=np.int64))
-        seqs = np.concatenate(self.seqs)
-        terms = np.concatenate(self.terms)
-        shares = np.concatenate(self.shares)
-        self.seqs, self.terms, self.shares = [seqs], [terms], [shares]
-        low = int(seqs.min())
-        span = int(seqs.max()) - low + 1
-        if span <= max(1 << 20, 4 * len(seqs)):  # seqs are dense enough: count by position
-            at = seqs - low
-            present = np.bincount(at, minlength=span) > 0
-            uniq = np.flatnonzero(present) + low
-            inverse = (np.cumsum(present) - 1)[at]
-        else:
-            uniq, inverse = np.unique(seqs, return_inverse=True)
-        lower = np.bincount(inverse, weights=shares, minlength=len(uniq))
-        # A chunk has at most one posting per term: what it lacks is every floor less those
-        # of the terms whose posting of it was read.
-        lacking = float(floors.sum()) - np.bincount(inverse, weights=floors[terms], minlength=len(uniq))
-        upper = lower + np.maximum(lacking, 0.0)
-        if len(self.exact_seqs):
-            at = np.searchsorted(uniq, self.exact_seqs)
-            lower[at] = upper[at] = self.exact
-        return _Scores(uniq, lower, upper, inverse, terms)
-
-
-@dataclass
-class _Scores:
-    seqs: np.ndarray  # every chunk seen, sorted
-    lower: np.ndarray  # its score from the postings read
-    upper: np.ndarray  # the most its score can be
-    inverse: np.ndarray  # per posting read: its chunk's position in seqs
-    terms: np.ndarray  # per posting read: its term
+    def lacking(self, floors: np.ndarray, at: np.ndarray) -> np.ndarray:
+        """For the chunks at positions ``at``: the most their unread postings add (the
+        floors of the terms whose posting of each was not read)."""
+        out = np.zeros(len(at))
+        mask = self.mask[at]
+        for term in np.flatnonzero(floors):
+            out += np.where(mask & self.bits[term], 0.0, floors[term])
+        return out
 
 
 def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int,
@@ -424,9 +424,9 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     depth = 1
     while True:
         floors = reader.floors()
-        sc = reader.scores(floors)
-        seqs, lower, upper = sc.seqs, sc.lower, sc.upper
-        alive = ~np.isin(seqs, np.fromiter(check.dead, dtype=np.int64, count=len(check.dead)))
+        seqs, lower = reader.seqs, reader.lower
+        alive = ~np.isin(seqs, np.fromiter(check.dead, dtype=np.int64, count=len(check.dead))) if check.dead \
+            else np.ones(len(seqs), dtype=bool)
         if filters:  # the k-th score among chunks that pass them: ask chunks, best first
             order = np.flatnonzero(alive)[np.argsort(-lower[alive], kind="stable")]
             top = check.first_valid(seqs[order], k)
@@ -435,31 +435,41 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
         else:  # every chunk read is the scope's (its owners' lists only): checked once, at the end
             found = int(alive.sum())
             theta = float(np.partition(lower[alive], found - k)[found - k]) if found >= k else 0.0
-        doubt = alive & (upper >= theta) & (upper > lower * (1 + 1e-12))
         unseen = float(floors.sum())
-        in_doubt = int(doubt.sum())
-        if in_doubt and unseen < theta and in_doubt <= RESOLVE_MAX:
-            reader.resolve(cur, np.sort(seqs[doubt]))
-            continue
+        # In doubt: able to reach theta (so within ``unseen`` of it) and not scored whole.
+        near = np.flatnonzero(alive & (lower + unseen >= theta))
+        lack = reader.lacking(floors, near)
+        doubt = near[(lower[near] + lack >= theta) & (lack > lower[near] * 1e-12)]
+        in_doubt = len(doubt)
         if unseen and unseen >= theta:
             wanted = {names[i] for i in np.flatnonzero(floors)}
         else:  # the terms some chunk in doubt has not been seen in
-            seen_in = np.bincount(sc.terms[doubt[sc.inverse]], minlength=len(names))
-            wanted = {names[i] for i in np.flatnonzero((seen_in < doubt.sum()) & (floors > 0))}
+            masks = reader.mask[doubt]
+            wanted = {names[i] for i in np.flatnonzero(floors) if np.any((masks & reader.bits[i]) == 0)}
         more = [(key, state) for key, state in reader.runs.items() if key[1] in wanted and not state.done]
+        if in_doubt and unseen < theta and in_doubt <= RESOLVE_MAX:
+            reader.resolve(cur, seqs[doubt])
+            continue
         if not more:  # every chunk that could reach the top k is exact: these are the k best
             final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
             ids = check.ids(final)
             if len(ids) < len(final) and not filters:
                 continue  # a chunk deleted since its list was packed: again without it
             best = sorted(((ids[s], float(lower[np.searchsorted(seqs, s)])) for s in final if s in ids),
-                          key=lambda pair: (-pair[1], pair[0]))
+                          key=ranking)
             return best[:k]
         depth *= 2
         reader.blocks(cur.execute(_BLOCKS, [[key[0] for key, _ in more], [key[1] for key, _ in more],
                                             [key[2] for key, _ in more], [state.read for _, state in more],
                                             [state.read + depth for _, state in more], cid, scope.tenant],
                                   binary=True).fetchall())
+
+
+def ranking(pair: tuple[str, float]) -> tuple[float, str]:
+    """The sort key of (chunk id, score) results: best first, ties by id. Equal scores
+    summed in another order (postings read in other rounds) differ in their last bits,
+    so scores count as equal to 12 significant digits."""
+    return -float(f"{pair[1]:.12g}"), pair[0]
 
 
 class _Checker:

@@ -91,7 +91,7 @@ class PostgresSearch(TablesAreTheIndex):
             for ref in collections:
                 check_ref(scope, ref)
                 results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters))
-        results.sort(key=lambda pair: -pair[1])
+        results.sort(key=keywords.ranking)
         return results[:k]
 
 
