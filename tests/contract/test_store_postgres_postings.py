@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from ragline.analyzer import analyze, query_terms
+from ragline.errors import StoreError
 from ragline.models import Scope
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
@@ -406,3 +407,14 @@ def test_version_10_database_gains_postings_from_its_tsvectors(tmp_path, pg_url)
             _packed_equal_postings(conn)
     finally:
         s.close()
+
+
+def test_a_query_of_more_distinct_terms_than_a_mask_holds_is_refused(store) -> None:
+    """Each query term is a bit in a chunk's mask of terms read: a 65th distinct term
+    would alias and count postings twice, so it is refused by name (the analyzer keeps
+    a question's first 64 terms, so no question reaches it)."""
+    store.ensure_collection(A, model_id=MODEL, dimension=DIM)
+    put(store, A, "d0", ["w1 w2 w3"])
+    with pytest.raises(StoreError, match="at most 64 distinct terms, this one 65"):
+        store.keyword_search(A, [f"w{i}" for i in range(65)], 10)
+    assert store.keyword_search(A, [f"w{i}" for i in range(64)], 10)

@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import psycopg
 
+from ...analyzer import MAX_QUERY_TERMS
+from ...errors import StoreError
 from ...models import Scope
 from ..filters import Filter
 from ..sql.common import owner_visibility
@@ -282,7 +284,7 @@ class _Reader:
         self.avgdl = avgdl
         self.runs: dict[tuple[str, str, int], _Run] = {}
         # Every chunk seen, sorted; per chunk its score from the postings read and a bit
-        # per query term (at most 64: MAX_QUERY_TERMS) whose posting of it was read. A
+        # per query term (at most MAX_QUERY_TERMS) whose posting of it was read. A
         # posting is read once, but a chunk scored whole (``resolve``) has every bit set:
         # its postings read later add nothing.
         self.seqs = np.zeros(0, dtype=np.int64)
@@ -394,6 +396,8 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     (duplicates count twice, as in FTS5), with their BM25 scores (module docstring)."""
     repeats = Counter(lexemes)
     terms = list(repeats)
+    if len(terms) > MAX_QUERY_TERMS:  # a bit each in a chunk's mask of terms read (``_Reader``)
+        raise StoreError(f"a keyword query has at most {MAX_QUERY_TERMS} distinct terms, this one {len(terms)}")
     readable = ["", scope.owner] if scope.owner is not None else [""]
     if scope.owner is None:  # a key without an owner: the whole collection's statistics
         totals, seen, owners = "SELECT chunk_total::bigint, length_total::bigint FROM collections WHERE id = %s", "", []
