@@ -574,8 +574,7 @@ HNSW_BUILD = "m = 16, ef_construction = 128"
 default) gave recall@10 0.846 at ef_search 200 and 0.902 at 800; 128 gave 0.976 at 200 and
 0.996 at 400. In the bench the build, packing and vacuum after a million-chunk load took
 782 s with it and 2 GB, against 1,327 s with 64 and 1 GB, which the graph outgrew
-(docs/scaling.md, Measured). The build allocates memory as the graph grows: a small
-collection's takes little of the 2 GB."""
+(docs/scaling.md, Measured). The database server needs the 2 GB free while a build runs."""
 _ANN_LOCK = 1 << 62  # + collection id: the advisory lock of one collection's index DDL
 
 
