@@ -444,16 +444,15 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
         near = np.flatnonzero(alive & (lower + unseen >= theta))
         lack = reader.lacking(floors, near)
         doubt = near[(lower[near] + lack >= theta) & (lack > lower[near] * 1e-12)]
-        in_doubt = len(doubt)
+        if len(doubt) and unseen < theta and len(doubt) <= RESOLVE_MAX:
+            reader.resolve(cur, seqs[doubt])
+            continue
         if unseen and unseen >= theta:
             wanted = {names[i] for i in np.flatnonzero(floors)}
         else:  # the terms some chunk in doubt has not been seen in
             masks = reader.mask[doubt]
             wanted = {names[i] for i in np.flatnonzero(floors) if np.any((masks & reader.bits[i]) == 0)}
         more = [(key, state) for key, state in reader.runs.items() if key[1] in wanted and not state.done]
-        if in_doubt and unseen < theta and in_doubt <= RESOLVE_MAX:
-            reader.resolve(cur, seqs[doubt])
-            continue
         if not more:  # every chunk that could reach the top k is exact: these are the k best
             final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
             ids = check.ids(final)

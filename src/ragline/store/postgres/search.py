@@ -43,18 +43,23 @@ class PostgresSearch(TablesAreTheIndex):
         join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
         with self.db.tx(scope.tenant, pipelined=True) as cur:
-            # ef_search below k would cap what one HNSW pass can return.
             for ref in collections:
                 check_ref(scope, ref)
             # The settings, the collections' sizes and whether each has its halfvec index built
             # (a collection indexed by an earlier version keeps its float32 one until then).
+            # ef_search below k would cap what one HNSW pass can return. Asked for hundreds of
+            # rows (hybrid's depth) with a wide ef_search, the planner costed the walk above
+            # reading the collection's rows and sorting them, which reads every vector (55 ms
+            # against 8 at 12,000 chunks): sorting is what the walk saves, so that path is
+            # ruled out (an exact search sorts anyway).
             sizes = {cid: (total, half) for cid, total, half in cur.execute(
                 "SELECT c.id, c.chunk_total, EXISTS (SELECT 1 FROM pg_index i WHERE i.indisvalid "
                 "AND i.indexrelid = to_regclass('chunks_hnswh_' || c.id)) "
                 "FROM (SELECT set_config('hnsw.ef_search', %s, true), "
-                "set_config('hnsw.iterative_scan', 'relaxed_order', true)) s, collections c WHERE c.id = ANY(%s)",
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('enable_sort', 'off', true), "
+                "set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true)) s, "
+                "collections c WHERE c.id = ANY(%s)",
                 (str(min(1000, max(self._ef_search, k))), [row_id(ref) for ref in collections])).fetchall()}
-            walked = False
             for ref in collections:
                 if query.shape[0] != ref.dimension:
                     raise ModelMismatchError(f"query vector has dim {query.shape[0]}, collection {ref.name!r} "
@@ -64,15 +69,6 @@ class PostgresSearch(TablesAreTheIndex):
                 if not total:
                     continue
                 ann = self.index_enabled and ref.dimension <= HNSW_MAX_DIM and total >= self.exact_below
-                if ann and not walked:
-                    # Asked for hundreds of rows (hybrid's depth) with a wide ef_search, the
-                    # planner costs the HNSW walk above reading the collection's rows and
-                    # sorting them, which reads every vector: 55 ms against 8 at 12,000
-                    # chunks. Sorting is what the walk saves, so it is the path ruled out.
-                    cur.execute("SELECT set_config('enable_sort', 'off', true), "
-                                "set_config('enable_seqscan', 'off', true), "
-                                "set_config('enable_bitmapscan', 'off', true)")
-                    walked = True
                 sql, twice = dense_sql(cid, int(ref.dimension), "ann" if ann and half else "float" if ann else "exact",
                                        join, f"{owner_sql}{where}")
                 rows = cur.execute(sql, [query, scope.tenant, *owner_params, *params, *([query] if twice else []),
