@@ -29,6 +29,10 @@ class PostgresDatabase:
     mark = "%s"
     greatest = "greatest"
 
+    @staticmethod
+    def one_of(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{column} = ANY(%s)", [list(values)]
+
     def __init__(self, url: str, kwargs: dict[str, Any], *, pool_size: int, connect_timeout: float,
                  timeout_ms: int, use_role: bool) -> None:
         self.timeout_ms = timeout_ms

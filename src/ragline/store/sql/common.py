@@ -31,6 +31,11 @@ class Database(Protocol):
     greatest: str
     """The larger of two values: ``max`` (SQLite) or ``greatest`` (PostgreSQL)."""
 
+    def one_of(self, column: str, values: Sequence[Any]) -> Clause:
+        """``column`` is one of ``values``: ``IN (?, …)`` (SQLite) or ``= ANY(%s)`` with
+        one array (PostgreSQL: one placeholder, so hundreds of ids cost no query parsing)."""
+        ...
+
     def transaction(self, tenant: str | None) -> AbstractContextManager[Any]:
         """One write transaction (scoped to ``tenant`` where the backend scopes them;
         None: the operators' path), giving a cursor with ``execute``/``executemany``."""

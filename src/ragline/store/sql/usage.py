@@ -77,13 +77,11 @@ class UsageTables:
 
     def chunk_matches(self, scope: Scope, chunk_ids: list[str]) -> MatchCounts:
         out: MatchCounts = {}
-        m = self.db.mark
         for start in range(0, len(chunk_ids), _BATCH):
-            batch = chunk_ids[start:start + _BATCH]
-            marks = ",".join([m] * len(batch))
+            among, params = self.db.one_of("chunk_id", chunk_ids[start:start + _BATCH])
             out.update((r[0], (int(r[1]), r[2])) for r in self.db.rows(
                 scope.tenant, f"SELECT chunk_id, match_count, last_matched_at FROM chunk_matches "
-                              f"WHERE tenant = {m} AND chunk_id IN ({marks})", [scope.tenant, *batch]))
+                              f"WHERE tenant = {self.db.mark} AND {among}", [scope.tenant, *params]))
         return out
 
     def export_matches(self, tenant: str) -> MatchCounts:

@@ -22,6 +22,10 @@ class SQLiteDatabase:
     mark = "?"
     greatest = "max"
 
+    @staticmethod
+    def one_of(column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{column} IN ({','.join('?' * len(values))})", list(values)
+
     def __init__(self, path: Path, busy_timeout_s: float = 5.0) -> None:
         self.path = path
         self.busy_timeout_s = busy_timeout_s  # how long a write waits for another's lock
