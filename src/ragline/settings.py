@@ -300,6 +300,13 @@ class StoreSettings(BaseModel):
     # the lock with a shorter wait (server/routes/health.py).
     sqlite_busy_timeout_s: float = Field(default=5.0, gt=0, le=300)
     ef_search: int = Field(default=200, ge=10, le=1000)  # HNSW search breadth (pgvector, Qdrant); 100 gave recall@10 0.946 at 100k chunks
+    # PostgreSQL: the most postings one keyword search reads in a collection. Past it, the
+    # likeliest chunks of what was read are scored whole and the rest is given up, so a
+    # query of a tenant's commonest terms costs a bounded read: 64 of them took 4.8 s at
+    # a million chunks, 0.8 s with this budget. 300 SciFact questions read 0.2 million
+    # postings p50 there, 1.04 million at most, and kept 0.999 of their top 10 at
+    # half this budget (docs/scaling.md).
+    keyword_budget: int = Field(default=1_000_000, ge=10_000)
     # SQLite: collections of this many chunks or more answer dense search from an HNSW side
     # index (in <db>.ann/) instead of exact vectors (docs/scaling.md).
     ann_above: int = Field(default=50_000, ge=1)

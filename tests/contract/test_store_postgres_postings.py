@@ -418,3 +418,27 @@ def test_a_query_of_more_distinct_terms_than_a_mask_holds_is_refused(store) -> N
     with pytest.raises(StoreError, match="at most 64 distinct terms, this one 65"):
         store.keyword_search(A, [f"w{i}" for i in range(65)], 10)
     assert store.keyword_search(A, [f"w{i}" for i in range(64)], 10)
+
+
+def test_a_keyword_search_stops_at_its_budget_of_postings(store, monkeypatch, caplog) -> None:
+    """A query of every common term (a tenant's costliest) reads the search's budget of
+    postings (and at most a round past it), then scores its likeliest chunks whole: each
+    chunk returned carries its exact BM25 score, best first. Without the budget it read
+    every posting of every term, 4,800 here (the first round reads 4 blocks of 4 a term)."""
+    monkeypatch.setattr(schema, "PACK_BLOCK", 4)
+    store.ensure_collection(A, model_id=MODEL, dimension=DIM)
+    rng = random.Random(11)
+    vocabulary = [f"w{i}" for i in range(30)]
+    with store.catalog.bulk_load(A):  # every posting in a packed main run
+        for d in range(12):
+            put(store, A, f"d{d}", [" ".join(rng.choices(vocabulary, k=rng.randint(5, 40))) for _ in range(25)])
+    exact = dict(store.keyword_search(A, vocabulary, 300))
+    assert len(exact) == 300 and "stopped after" not in caplog.text
+    store.catalog.search.keyword_budget = 600
+    with caplog.at_level("WARNING", logger="ragline.store.postgres.keywords"):
+        found = store.keyword_search(A, vocabulary, 10)
+    read = [int(r.args[1]) for r in caplog.records if "stopped after" in r.getMessage()]
+    assert len(read) == 1 and 600 <= read[0] < 1200, read  # of ~4,800 postings
+    assert len(found) == 10 and found == sorted(found, key=keywords.ranking)
+    assert [s for _, s in found] == pytest.approx([exact[c] for c, _ in found], rel=1e-9)
+    assert len({c for c, _ in found} & set(sorted(exact, key=lambda c: -exact[c])[:10])) >= 5

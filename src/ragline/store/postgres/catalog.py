@@ -89,7 +89,8 @@ class PostgresStore(AdminTables):
         self.db = PostgresDatabase(url, kwargs, pool_size=store.pool_size, connect_timeout=store.connect_timeout,
                                    timeout_ms=self._timeout_ms, use_role=self._use_role)
         self._pool = self.db.pool
-        self.search = PostgresSearch(self.db, ef_search=store.ef_search, index_enabled=index)
+        self.search = PostgresSearch(self.db, ef_search=store.ef_search, keyword_budget=store.keyword_budget,
+                                     index_enabled=index)
         self.conversations = PostgresConversations(self.db)
         self.records = RecordsTables(self.db)
         self.counters = UsageTables(self.db, self.resolve)

@@ -23,8 +23,8 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   The packing takes the collection's exclusive advisory lock; writers hold it shared
   from before their chunks get seqs to their commit, so no posting is ever between
   "packed" and "newer than packed".
-- A query reads, in one round trip (pipelined, one snapshot), the statistics, each
-  term's first ``FIRST_BLOCKS`` main blocks, every small run and the newer postings,
+- A query reads, in one round trip (pipelined, one snapshot), the statistics, the
+  first ``FIRST_BLOCKS`` blocks of each of its terms' runs and the newer postings,
   and scores them in NumPy with today's N, average length and df; each later round's
   postings are merged into the chunks seen (a score and a bit per term read), so a
   round costs what it reads, not what all rounds read. A chunk's score is
@@ -40,10 +40,16 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   whether they still exist), which gives their ids: with filters best first in every
   round, without once at the end (only the scope's owners' lists were read; a chunk
   deleted since its list was packed is dropped and the reading resumes without it).
+- A query reads at most a budget of postings per collection (``store.keyword_budget``;
+  the round that reaches it reads the runs that weigh most). Past it the chunks in
+  doubt with the highest bounds are scored whole and the best of them returned, with
+  a warning: a tenant's query of its commonest terms costs a bounded read, and its
+  top k are the best found, not surely the best.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from collections.abc import Iterable
@@ -58,7 +64,10 @@ from ...models import Scope
 from ..filters import Filter
 from ..sql.common import owner_visibility
 from .filters import K1, B, compile_postgres, lexeme
+from . import schema
 from .schema import pack_sql
+
+log = logging.getLogger(__name__)
 
 FIRST_BLOCKS = 4
 """Main-run blocks of each term read in the first round."""
@@ -248,9 +257,9 @@ WHERE b.tenant = %s
 _FIRST = """
 SELECT b.owner, b.lexeme, b.run, b.block, b.avgdl, b.last, b.seqs, b.tfs, b.lengths FROM posting_blocks b
 WHERE b.collection_id = %s AND b.lexeme = ANY(%s) AND b.owner = ANY(%s) AND b.tenant = %s
-  AND (b.run > 0 OR b.block < %s)
+  AND b.block < %s
 """
-"""The first blocks of each main run and every small run of the query terms."""
+"""The first blocks of every run of the query terms."""
 
 _FRESH = """
 SELECT p.lexeme, string_agg(int8send(p.seq), ''::bytea ORDER BY p.seq),
@@ -291,6 +300,7 @@ class _Reader:
         self.lower = np.zeros(0)
         self.mask = np.zeros(0, dtype=np.uint64)
         self.bits = np.left_shift(np.uint64(1), np.arange(len(terms), dtype=np.uint64))
+        self.read = 0  # postings read
 
     def add(self, idx: np.ndarray, seqs: np.ndarray, tfs: np.ndarray, lengths: np.ndarray) -> None:
         """Postings of terms ``idx`` (positions in the query's terms), merged into the
@@ -298,6 +308,7 @@ class _Reader:
         reading rounds do not score everything read again."""
         if not len(seqs):
             return
+        self.read += len(seqs)
         tf = tfs.astype(np.float64)
         seqs = seqs.astype(np.int64)
         shares = self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl)))
@@ -371,6 +382,13 @@ class _Reader:
         self.lower[at] = score
         self.mask[at] = ~np.uint64(0)
 
+    def settle(self, cur: psycopg.Cursor, at: np.ndarray) -> None:
+        """Stop reading: score the chunks at positions ``at`` whole, and count every
+        run as read (what is unread is given up)."""
+        self.resolve(cur, np.sort(self.seqs[at]))
+        for state in self.runs.values():
+            state.done = True
+
     def floors(self) -> np.ndarray:
         """Per term: the most one of its unread postings adds to a score."""
         out = np.zeros(len(self.index))
@@ -391,9 +409,11 @@ class _Reader:
 
 
 def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[str], k: int,
-                   filters: Filter) -> list[tuple[str, float]]:
+                   filters: Filter, budget: int) -> list[tuple[str, float]]:
     """The k best chunks of collection ``cid`` the scope may see for ``lexemes``
-    (duplicates count twice, as in FTS5), with their BM25 scores (module docstring)."""
+    (duplicates count twice, as in FTS5), with their BM25 scores (module docstring).
+    Past ``budget`` postings read, the chunks most likely to be among them are scored
+    whole and the best of those returned: the k best found, no longer surely the k best."""
     repeats = Counter(lexemes)
     terms = list(repeats)
     if len(terms) > MAX_QUERY_TERMS:  # a bit each in a chunk's mask of terms read (``_Reader``)
@@ -453,6 +473,13 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
             masks = reader.mask[doubt]
             wanted = {names[i] for i in np.flatnonzero(floors) if np.any((masks & reader.bits[i]) == 0)}
         more = [(key, state) for key, state in reader.runs.items() if key[1] in wanted and not state.done]
+        if more and reader.read >= budget:  # given up: the likeliest chunks, scored whole
+            log.warning("keyword search in collection %s stopped after %s postings, its budget %s (%s terms): "
+                        "the best found, not surely the best", cid, reader.read, budget, len(names))
+            open_ = np.flatnonzero(lack > 0)
+            likeliest = open_[np.argsort(-(lower[near[open_]] + lack[open_]), kind="stable")]
+            reader.settle(cur, near[likeliest[:max(RESOLVE_MAX, 2 * k)]])
+            continue
         if not more:  # every chunk that could reach the top k is exact: these are the k best
             final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
             ids = check.ids(final)
@@ -462,6 +489,10 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
                           key=ranking)
             return best[:k]
         depth *= 2
+        if len(more) * depth * schema.PACK_BLOCK > budget - reader.read:  # the budget's last round
+            by_name = {name: floors[i] for i, name in enumerate(names)}  # the runs that weigh most
+            more.sort(key=lambda run: -by_name[run[0][1]])
+            more = more[:max(1, (budget - reader.read) // (depth * schema.PACK_BLOCK))]
         reader.blocks(cur.execute(_BLOCKS, [[key[0] for key, _ in more], [key[1] for key, _ in more],
                                             [key[2] for key, _ in more], [state.read for _, state in more],
                                             [state.read + depth for _, state in more], cid, scope.tenant],

@@ -26,9 +26,11 @@ class PostgresSearch(TablesAreTheIndex):
     exact_below = 10_000
     """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
 
-    def __init__(self, db: PostgresDatabase, *, ef_search: int, index_enabled: bool = True) -> None:
+    def __init__(self, db: PostgresDatabase, *, ef_search: int, keyword_budget: int = 1_000_000,
+                 index_enabled: bool = True) -> None:
         self.db = db
         self._ef_search = ef_search
+        self.keyword_budget = keyword_budget  # postings one keyword search reads per collection, at most
         self.index_enabled = index_enabled
 
     def close(self) -> None:
@@ -86,7 +88,8 @@ class PostgresSearch(TablesAreTheIndex):
         with self.db.tx(scope.tenant, snapshot=True, pipelined=True) as cur:
             for ref in collections:
                 check_ref(scope, ref)
-                results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters))
+                results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters,
+                                                               self.keyword_budget))
         results.sort(key=keywords.ranking)
         return results[:k]
 
