@@ -65,11 +65,16 @@ def urls(scratch: Path, backends: list[str], qdrant_url: str | None) -> dict[str
     return out
 
 
+def measured(rows: list[dict]) -> str:
+    """When a section's rows were measured, for its title."""
+    return ", ".join(sorted({str(r.get("measured", "?")) for r in rows}))
+
+
 def markdown(results: dict) -> str:
-    lines = [f"# Store backends side by side ({results['when']}, {results['machine']})", ""]
+    lines = [f"# Store backends side by side (last run {results['when']}, {results['machine']})", ""]
     if "scifact" in results:
         title = ("## SciFact test (5,183 abstracts, 300 queries), MiniLM; embeddings cached, so ingest is the "
-                 "store's write cost")
+                 f"store's write cost; measured {measured(list(results['scifact'].values()))}")
         lines += [title, "", "| backend | ingest s | mode | nDCG@10 | Δ vs SQLite | top-10 overlap | p50 ms | p95 ms |",
                   "| --- | --- | --- | --- | --- | --- | --- | --- |"]
         ref = results["scifact"]["sqlite"]
@@ -81,11 +86,12 @@ def markdown(results: dict) -> str:
                              f"{m['top10_overlap']:.3f} | {m['p50_ms']} | {m['p95_ms']} |")
         lines.append("")
     for n, rows in results.get("synthetic", {}).items():
-        lines += [f"## {int(n):,} synthetic chunks (clustered 384-d vectors, 3 SciFact sentences each, half of the "
-                  "documents private to one owner; SciFact queries for the keyword side)", "",
-                  "| backend | load s | incremental chunks/s | dense recall@10 unfiltered / owner / owner+metadata | "
-                  "dense p50 / p95 ms | keyword p50 / p95 ms | keyword top-10 vs SQLite | hybrid p50 / p95 ms | "
-                  "hybrid top-10 vs SQLite |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [(f"## {int(n):,} synthetic chunks (clustered 384-d vectors, 3 SciFact sentences each, half of the "
+                   f"documents private to one owner; SciFact queries for the keyword side; measured "
+                   f"{measured(list(rows.values()))})"), "",
+                  ("| backend | load s | incremental chunks/s | dense recall@10 unfiltered / owner / owner+metadata | "
+                   "dense p50 / p95 ms | keyword p50 / p95 ms | keyword top-10 vs SQLite | hybrid p50 / p95 ms | "
+                   "hybrid top-10 vs SQLite |"), "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, r in rows.items():
             if "error" in r:
                 lines.append(f"| {name} | — | — | — | — | — | — | — | {r['error']} |")
@@ -124,8 +130,11 @@ def main() -> None:
                      "machine": f"{os.cpu_count()} cpus, load {os.getloadavg()[0]:.2f}, PostgreSQL shared_buffers "
                                 f"{args.pg_shared_buffers}"}
     out_json = args.output / "backends.json"
-    if out_json.exists():
+    if out_json.exists():  # sections this run does not measure keep the run's that did, and say when
         previous = json.loads(out_json.read_text())
+        for row in [*previous.get("scifact", {}).values(),
+                    *(r for rows in previous.get("synthetic", {}).values() for r in rows.values())]:
+            row.setdefault("measured", previous["when"])
         results = {**previous, **{k: v for k, v in results.items()}}
     with tempfile.TemporaryDirectory(prefix="ragline-backends-", dir="/tmp") as scratch_dir:
         scratch = Path(scratch_dir)
@@ -138,8 +147,10 @@ def main() -> None:
             log("warming the embedding cache (one SQLite ingest, not measured)…")
             congruence(run_settings, dataset, {"warm": str(scratch / "warm.sqlite")}, embedder, modes=("dense",),
                        limit=5, log=log)
-            results["scifact"] = congruence(run_settings, dataset, urls(scratch, backends, args.qdrant_url), embedder,
-                                            log=log)
+            scifact = congruence(run_settings, dataset, urls(scratch, backends, args.qdrant_url), embedder, log=log)
+            for row in scifact.values():
+                row["measured"] = results["when"]
+            results["scifact"] = {**results.get("scifact", {}), **scifact}
         sentences = corpus_sentences(args.dataset / "corpus.jsonl")
         synth_backends = (args.synthetic_backends or args.backends).split(",")
         results.setdefault("synthetic", {})
@@ -151,6 +162,7 @@ def main() -> None:
                 log(f"synthetic {n:,} on {name}…")
                 try:
                     rows[name] = synthetic_bench(run_settings, url, n, sentences, keyword_queries=questions, log=log)
+                    rows[name]["measured"] = results["when"]
                     tops[name] = rows[name].pop("_tops")
                     if "sqlite" in tops and name != "sqlite":
                         for mode in ("keyword", "hybrid"):

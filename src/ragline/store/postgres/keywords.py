@@ -63,8 +63,8 @@ from ...errors import StoreError
 from ...models import Scope
 from ..filters import Filter
 from ..sql.common import owner_visibility
-from .filters import K1, B, compile_postgres, lexeme
 from . import schema
+from .filters import K1, B, compile_postgres, lexeme
 from .schema import pack_sql
 
 log = logging.getLogger(__name__)
