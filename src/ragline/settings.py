@@ -304,8 +304,8 @@ class StoreSettings(BaseModel):
     # likeliest chunks of what was read are scored whole and the rest is given up, so a
     # query of a tenant's commonest terms costs a bounded read: 64 of them took 4.8 s at
     # a million chunks, 0.8 s with this budget. 300 SciFact questions read 0.2 million
-    # postings p50 there, 1.04 million at most, and kept 0.999 of their top 10 at
-    # half this budget (docs/scaling.md).
+    # postings p50 there (1.04 million at most) and kept every top 10 and top 100 of
+    # exact search with this budget; 0.999 of the top 10 with half of it (docs/scaling.md).
     keyword_budget: int = Field(default=1_000_000, ge=10_000)
     # SQLite: collections of this many chunks or more answer dense search from an HNSW side
     # index (in <db>.ann/) instead of exact vectors (docs/scaling.md).

@@ -26,7 +26,7 @@ class PostgresSearch(TablesAreTheIndex):
     exact_below = 10_000
     """Collections with fewer chunks are searched exactly (a scan is cheap and exact)."""
 
-    def __init__(self, db: PostgresDatabase, *, ef_search: int, keyword_budget: int = 1_000_000,
+    def __init__(self, db: PostgresDatabase, *, ef_search: int, keyword_budget: int,
                  index_enabled: bool = True) -> None:
         self.db = db
         self._ef_search = ef_search
@@ -89,7 +89,7 @@ class PostgresSearch(TablesAreTheIndex):
             for ref in collections:
                 check_ref(scope, ref)
                 results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters,
-                                                               self.keyword_budget))
+                                                       self.keyword_budget))
         results.sort(key=keywords.ranking)
         return results[:k]
 
