@@ -140,7 +140,11 @@ def main() -> None:
         scratch = Path(scratch_dir)
         os.chmod(scratch, 0o755)
         home = args.home or scratch / "home"
-        run_settings = settings.model_copy(update={"home": home})
+        # Qdrant's catalog is fresh with its fresh index: a kept home's catalog would say the
+        # corpus is indexed already, and Qdrant's new folder would be searched empty.
+        catalog = str(scratch / "qdrant-catalog.sqlite")
+        run_settings = settings.model_copy(update={"home": home,
+                                                   "store": settings.store.model_copy(update={"catalog_url": catalog})})
         if not args.skip_scifact:
             dataset = load_dataset(args.dataset, "test")
             embedder = make_embedder(settings.embedder, cache_dir=settings.embedder.model_cache())

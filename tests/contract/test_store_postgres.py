@@ -511,6 +511,25 @@ def test_user_who_cannot_create_pgvector_is_a_config_error(tmp_path, pg_url) -> 
         open_store(_settings(tmp_path, _as_user(pg_url, "ragline_app")))
 
 
+def test_a_pooled_connection_whose_backend_ended_is_replaced_before_use(store, pg_url) -> None:  # noqa: F811
+    """The pool pings a connection it hands out only when the server wrote to it while
+    it sat idle. Backends ended between two requests (``pg_terminate_backend``, as a
+    failover or an operator does) are replaced before a request gets one: the request
+    succeeds, as it did when every checkout was pinged."""
+    collection(store, A)
+    put(store, A, "a.txt", ["still here"])
+    for _ in range(3):
+        assert store.keyword_search(A, ["still"], 5)
+    dbname = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
+    with admin_connect(pg_url) as conn:
+        ended = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                             "WHERE application_name = 'ragline' AND datname = %s", (dbname,)).fetchone()[0]
+    assert ended >= 1
+    time.sleep(0.2)  # the sockets are closed by now
+    assert store.keyword_search(A, ["still"], 5)
+    assert store.get_hits(A, store.keyword_search(A, ["still"], 5))[0].text == "still here"
+
+
 def test_store_recovers_after_a_server_restart(tmp_path) -> None:
     srv = start_server()
     s = None

@@ -6,6 +6,7 @@ database (catalog, admin, search, conversations, records, usage) shares one."""
 
 from __future__ import annotations
 
+import select
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
@@ -44,7 +45,7 @@ class PostgresDatabase:
             # Give up a reconnection run soon: the next request starts a fresh one at once,
             # so a restarted server is used again within seconds, not after a long backoff.
             reconnect_timeout=max(10.0, 4 * connect_timeout),
-            configure=self._configure, check=ConnectionPool.check_connection, open=True,
+            configure=self._configure, check=_check, open=True,
         )
 
     def _configure(self, conn: psycopg.Connection) -> None:
@@ -106,6 +107,15 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def _check(conn: psycopg.Connection) -> None:
+    """The pool's check of a connection it hands out: a round trip only when the server
+    wrote to it while it sat idle (an idle connection is sent nothing unless the server
+    is closing it: a restart, a terminated backend). A ping on every checkout cost a
+    round trip per transaction, five per hybrid search."""
+    if select.select([conn.pgconn.socket], [], [], 0)[0]:
+        ConnectionPool.check_connection(conn)
 
 
 class VectorTextLoader(Loader):
