@@ -54,6 +54,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import psycopg
@@ -65,12 +66,12 @@ from ..filters import Filter
 from ..sql.common import owner_visibility
 from . import schema
 from .filters import K1, B, compile_postgres, lexeme
-from .schema import pack_sql
 
 log = logging.getLogger(__name__)
+Weighed = TypeVar("Weighed", float, np.ndarray)
 
 FIRST_BLOCKS = 4
-"""Main-run blocks of each term read in the first round."""
+"""Blocks of each run of the query terms read in the first round."""
 FLUSH = 512
 """Unpacked postings of a term that make a writer pack them (``pack``): 512 kept SciFact's
 ingest within a few % of writing no packs at all (64 cost 60 % more) for 10 % slower
@@ -97,8 +98,8 @@ def term_counts(terms: str) -> tuple[Counter[str], int]:
     return Counter(lex for lex in map(lexeme, words) if lex is not None), len(words)
 
 
-def impact(tf: int, length: int, avgdl: float) -> float:
-    """BM25's term weight without idf."""
+def impact(tf: Weighed, length: Weighed, avgdl: float) -> Weighed:
+    """BM25's term weight without idf: of one posting, or of arrays of them."""
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avgdl))
 
 
@@ -221,8 +222,8 @@ def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
         cur.execute("SET LOCAL work_mem = '256MB'")
         cur.execute("SET LOCAL statement_timeout = 0")
         cur.execute("DELETE FROM posting_blocks WHERE collection_id = %s", (cid,))
-        cur.execute(pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats "
-                             f"WHERE collection_id = {int(cid)}"))
+        cur.execute(schema.pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run "
+                                    f"FROM term_stats WHERE collection_id = {int(cid)}"))
         cur.execute("UPDATE term_stats SET packed_upto = %s, unpacked = 0, tail = 0, runs = 0 "
                     "WHERE collection_id = %s", (upto, cid))
         return
@@ -233,12 +234,13 @@ def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
         if kind == "rebuild":
             cur.execute("DELETE FROM posting_blocks b USING unnest(%s::text[], %s::text[]) AS u(o, l) "
                         "WHERE b.collection_id = %s AND b.owner = u.o AND b.lexeme = u.l", (owners, terms, cid))
-            cur.execute(pack_sql(_PAIRS.format(after="0::bigint", run="0")), (owners, terms, cid))
+            cur.execute(schema.pack_sql(_PAIRS.format(after="0::bigint", run="0")), (owners, terms, cid))
             cur.execute("UPDATE term_stats s SET packed_upto = %s, unpacked = 0, tail = 0, runs = 0 "
                         "FROM unnest(%s::text[], %s::text[]) AS u(o, l) "
                         "WHERE s.collection_id = %s AND s.owner = u.o AND s.lexeme = u.l", (upto, owners, terms, cid))
         else:
-            cur.execute(pack_sql(_PAIRS.format(after="s.packed_upto", run="s.runs + 1")), (owners, terms, cid))
+            cur.execute(schema.pack_sql(_PAIRS.format(after="s.packed_upto", run="s.runs + 1")),
+                        (owners, terms, cid))
             cur.execute("UPDATE term_stats s SET packed_upto = %s, tail = tail + unpacked, unpacked = 0, "
                         "runs = runs + 1 FROM unnest(%s::text[], %s::text[]) AS u(o, l) "
                         "WHERE s.collection_id = %s AND s.owner = u.o AND s.lexeme = u.l", (upto, owners, terms, cid))
@@ -311,7 +313,7 @@ class _Reader:
         self.read += len(seqs)
         tf = tfs.astype(np.float64)
         seqs = seqs.astype(np.int64)
-        shares = self.weights[idx] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * lengths / self.avgdl)))
+        shares = self.weights[idx] * impact(tf, lengths, self.avgdl)
         by_seq = np.argsort(seqs)  # then the merge below is of two sorted runs: linear
         seqs, idx, shares = seqs[by_seq], idx[by_seq], shares[by_seq]
         both = np.concatenate([self.seqs, seqs])
@@ -329,9 +331,7 @@ class _Reader:
         fresh = (mask[new] & bits) == 0
         new, bits = new[fresh], bits[fresh]
         lower += np.bincount(new, weights=shares[fresh], minlength=len(lower))
-        for term in np.unique(idx[fresh]):
-            mine = idx[fresh] == term
-            mask[new[mine]] |= bits[mine]
+        np.bitwise_or.at(mask, new, bits)  # a chunk's bits of several terms, in one pass
         self.seqs, self.lower, self.mask = merged[first], lower, mask
 
     def blocks(self, rows: list[tuple]) -> None:
@@ -345,7 +345,7 @@ class _Reader:
             if not last and len(s):
                 # Unread postings weighed at most this one at the packing's average length;
                 # at today's, at most max(1, today / then) times that.
-                state.bound = impact(int.from_bytes(tf[-4:], "big"), int.from_bytes(n[-4:], "big"),
+                state.bound = impact(float(int.from_bytes(tf[-4:], "big")), float(int.from_bytes(n[-4:], "big")),
                                      avgdl) * max(1.0, self.avgdl / avgdl)
             terms.append((self.index[term], len(s) // 8))
             seqs.append(s)
@@ -376,7 +376,7 @@ class _Reader:
             term = np.array([self.index[r[1]] for r in rows])
             tf = np.array([r[2] for r in rows], dtype=np.float64)
             n = np.array([r[3] for r in rows], dtype=np.float64)
-            shares = self.weights[term] * (tf * (K1 + 1) / (tf + K1 * (1 - B + B * n / self.avgdl)))
+            shares = self.weights[term] * impact(tf, n, self.avgdl)
             score = np.bincount(where, weights=shares, minlength=len(seqs)).astype(np.float64)
         at = np.searchsorted(self.seqs, seqs)
         self.lower[at] = score
