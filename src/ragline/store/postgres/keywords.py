@@ -481,12 +481,12 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
             reader.settle(cur, near[likeliest[:max(RESOLVE_MAX, 2 * k)]])
             continue
         if not more:  # every chunk that could reach the top k is exact: these are the k best
-            final = seqs[alive & (lower >= theta)] if found >= k else seqs[alive]
-            ids = check.ids(final)
+            final = np.flatnonzero(alive & (lower >= theta)) if found >= k else np.flatnonzero(alive)
+            ids = check.ids(seqs[final])
             if len(ids) < len(final) and not filters:
                 continue  # a chunk deleted since its list was packed: again without it
-            best = sorted(((ids[s], float(lower[np.searchsorted(seqs, s)])) for s in final if s in ids),
-                          key=ranking)
+            best = sorted(((ids[s], score) for s, score in zip(seqs[final].tolist(), lower[final].tolist())
+                           if s in ids), key=ranking)
             return best[:k]
         depth *= 2
         if len(more) * depth * schema.PACK_BLOCK > budget - reader.read:  # the budget's last round
@@ -523,12 +523,13 @@ class _Checker:
 
     def ids(self, seqs: np.ndarray) -> dict[int, str]:
         """Seq → chunk id of those of ``seqs`` the scope may see."""
-        unknown = [int(s) for s in seqs if int(s) not in self.valid and int(s) not in self.dead]
+        wanted: list[int] = seqs.tolist()
+        unknown = [s for s in wanted if s not in self.valid and s not in self.dead]
         if unknown:
             found: dict[int, str] = dict(self._cur.execute(self._sql, [unknown, *self._params]).fetchall())
             self.valid.update(found)
             self.dead.update(s for s in unknown if s not in found)
-        return {int(s): self.valid[int(s)] for s in seqs if int(s) in self.valid}
+        return {s: self.valid[s] for s in wanted if s in self.valid}
 
     def first_valid(self, ordered: np.ndarray, k: int) -> list[int]:
         """The first k seqs of ``ordered`` the scope may see (fewer if there are not k)."""
@@ -537,7 +538,7 @@ class _Checker:
         while len(out) < k and start < len(ordered):
             part = ordered[start:start + batch]
             ids = self.ids(part)
-            out += [int(s) for s in part if int(s) in ids][:k - len(out)]
+            out += [s for s in part.tolist() if s in ids][:k - len(out)]
             start += batch
             batch *= 4
         return out
