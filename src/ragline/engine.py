@@ -32,7 +32,7 @@ from .store.filters import Filters
 from .store.types import CollectionInfo
 from .usage.embedding import MeteredEmbedder
 from .usage.meter import UsageMeter
-from .usage.ranking import CANDIDATES_PER_HIT, check_usage_options, with_counters
+from .usage.ranking import CANDIDATES_PER_HIT, by_counters, check_usage_options
 from .usage.report import usage_report
 
 if TYPE_CHECKING:  # the ingest side loads on first ingest: a search never imports the loaders
@@ -259,8 +259,7 @@ class Engine(EngineAdmin):
         want = k or self.settings.search.k
         result = searcher.search(query, scope, mode=mode, k=min(1000, want * CANDIDATES_PER_HIT) if by_usage else k,
                                  threshold=threshold, filters=filters)
-        result.hits = with_counters(self.store, scope, result.hits, sort=sort, min_matches=min_matches,
-                                    max_matches=max_matches)[:want]
+        result.hits = by_counters(result.hits, sort=sort, min_matches=min_matches, max_matches=max_matches)[:want]
         self.meter.matched(scope.tenant, [hit.chunk_id for hit in result.hits])
         return result
 

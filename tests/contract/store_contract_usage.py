@@ -38,6 +38,18 @@ class UsageContract(_Base):
         store.record_matches("acme", {wire: (3, 90.0)})
         assert store.chunk_matches(ACME, [wire, cash, "missing"]) == {wire: (5, 100.0), cash: (1, 50.0)}
 
+    def test_a_hit_is_read_with_its_counters(self, store: Store, kb: dict[str, list[str]]) -> None:
+        """get_hits fills each hit's counters from the same read: one never counted has 0,
+        and another tenant's counters of the same chunk id are not this tenant's."""
+        wire, cash = kb["acme/fees.txt"]
+        (theirs,) = kb["other/fees.txt"]
+        store.record_matches("acme", {wire: (3, 100.0)})
+        store.record_matches("other", {cash: (9, 500.0), theirs: (4, 60.0)})
+        hits = store.get_hits(ACME, [(cash, 0.5), (wire, 0.9), (theirs, 0.1)])
+        assert [(h.chunk_id, h.match_count, h.last_matched_at) for h in hits] == [(cash, 0, None), (wire, 3, 100.0)]
+        (hit,) = store.get_hits(OTHER, [(theirs, 1.0)])
+        assert (hit.match_count, hit.last_matched_at) == (4, 60.0)
+
     def test_counters_are_walled_by_tenant(self, store: Store, kb: dict[str, list[str]]) -> None:
         (theirs,) = kb["other/fees.txt"]
         wire = kb["acme/fees.txt"][0]

@@ -151,7 +151,7 @@ class Hit:
     end: int = 0
     owner: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
-    match_count: int = 0  # times returned before (ragline.usage), filled by Engine.search
+    match_count: int = 0  # times returned before (ragline.usage), read with the hit
     last_matched_at: float | None = None
 
     def to_dict(self) -> dict[str, Any]:

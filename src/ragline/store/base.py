@@ -150,7 +150,8 @@ class Catalog(Protocol):
         """Turn (chunk_id, score) pairs into Hits, in the given order, dropping ids not
         visible in the scope. A Hit carries its text, document id and source,
         collection, title, page, section, position, offsets and owner as fields, the
-        user's metadata in ``metadata``, and the score it was given unchanged."""
+        user's metadata in ``metadata``, its match counters as the last flush left them
+        (``match_count``, ``last_matched_at``), and the score it was given unchanged."""
         ...
 
     def counts(self) -> dict[str, int]:

@@ -1,15 +1,14 @@
-"""Search hits with their match counters, sorted or filtered by them.
+"""Search hits sorted or filtered by their match counters.
 
-Counters are those written by the meter's last flush (every
-``usage.flush_interval_s`` seconds). Filters on them apply to the retrieved
-candidates: the engine fetches a few times ``k`` when one is asked for, then
-keeps ``k``."""
+A hit's counters are read with it (the store's ``get_hits``): those written by the
+meter's last flush (every ``usage.flush_interval_s`` seconds). Filters on them apply
+to the retrieved candidates: the engine fetches a few times ``k`` when one is asked
+for, then keeps ``k``."""
 
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..models import Hit, Scope
-from ..store import Store
+from ..models import Hit
 
 SORTS = ("score", "match_count", "last_matched_at")
 CANDIDATES_PER_HIT = 4  # hits fetched per hit wanted when counters filter or sort
@@ -25,14 +24,10 @@ def check_usage_options(sort: str | None, min_matches: int | None, max_matches: 
     return sort not in (None, "score") or min_matches is not None or max_matches is not None
 
 
-def with_counters(store: Store, scope: Scope, hits: list[Hit], *, sort: str | None = None,
-                  min_matches: int | None = None, max_matches: int | None = None) -> list[Hit]:
-    """The hits with ``match_count``/``last_matched_at`` filled, kept when their
-    count lies in [min_matches, max_matches], in ``sort`` order (best first; the
-    search's order breaks ties)."""
-    counters = store.chunk_matches(scope, [h.chunk_id for h in hits]) if hits else {}
-    for hit in hits:
-        hit.match_count, hit.last_matched_at = counters.get(hit.chunk_id, (0, None))
+def by_counters(hits: list[Hit], *, sort: str | None = None, min_matches: int | None = None,
+                max_matches: int | None = None) -> list[Hit]:
+    """The hits whose ``match_count`` lies in [min_matches, max_matches], in ``sort``
+    order (best first; the search's order breaks ties)."""
     kept = [h for h in hits if (min_matches is None or h.match_count >= min_matches)
             and (max_matches is None or h.match_count <= max_matches)]
     if sort == "match_count":

@@ -498,6 +498,17 @@ ALTER TABLE chunks SET (toast_tuple_target = 8160);
 """
 """Schema version 15: rows of chunks stay whole up to a page."""
 
+_COUNTER_KEYS = f"""
+-- The match counters keyed in the collation of the chunks they count ("C"): a hit is
+-- read with its counters (get_hits joins chunk_matches on tenant and chunk id), and a
+-- key in the database's default collation cannot serve that join, so each hit read
+-- scanned the counters. A column in a policy keeps its type: the policy is made again.
+DROP POLICY tenant_wall ON chunk_matches;
+ALTER TABLE chunk_matches ALTER COLUMN tenant TYPE text COLLATE "C", ALTER COLUMN chunk_id TYPE text COLLATE "C";
+CREATE POLICY tenant_wall ON chunk_matches USING ({_POLICY.format(column='tenant')});
+"""
+"""Schema version 16: the match counters keyed as the chunks are."""
+
 MIGRATIONS: list[tuple[int, str]] = [
     (1, _CORE),
     (2, _ADMIN),
@@ -513,6 +524,7 @@ MIGRATIONS: list[tuple[int, str]] = [
     (13, _PACKED),
     (14, _INLINE_VECTORS),
     (15, _INLINE_TEXT),
+    (16, _COUNTER_KEYS),
 ]
 """(version, SQL), applied in order; append only."""
 

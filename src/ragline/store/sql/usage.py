@@ -25,6 +25,11 @@ from ..base import MatchCounts
 from ..types import CollectionRef
 from .common import Database, owner_visibility, row_id
 
+COUNTED = "LEFT JOIN chunk_matches u ON u.tenant = c.tenant AND u.chunk_id = c.id"
+"""A query of ``chunks c`` joined to its chunks' counters, ``u`` (none: NULL)."""
+HIT_COUNTERS = "coalesce(u.match_count, 0), u.last_matched_at"
+"""A hit's counters as ``COUNTED`` gives them: read with the hit (``get_hits``), not after it."""
+
 SCHEMA_USAGE = """
 CREATE TABLE IF NOT EXISTS chunk_matches (
     tenant TEXT NOT NULL,
@@ -114,7 +119,7 @@ class UsageTables:
             ordering = (f" ORDER BY {count} DESC, d.source, c.position" if order == "most"
                         else " ORDER BY d.source, c.position")
         sql = (select + "FROM chunks c JOIN documents d ON d.id = c.doc_id "
-               f"LEFT JOIN chunk_matches u ON u.tenant = c.tenant AND u.chunk_id = c.id "
+               f"{COUNTED} "
                f"WHERE c.tenant = {m} AND c.collection_id IN ({','.join([m] * len(ids))})"
                + visible + group + having + ordering + f" LIMIT {m}")
         rows = self.db.rows(scope.tenant, sql, [scope.tenant, *ids, *owner_params, limit])

@@ -28,7 +28,7 @@ from ..base import Roles, VectorLookup
 from ..facade import Store
 from ..sql.common import SwitchIncomplete, check_switch, lookup_batches, owned_exactly, owner_visibility, row_id
 from ..sql.records import CATEGORY_SOURCE_COLUMN, SCHEMA_BALANCES, SCHEMA_CATEGORIES, SCHEMA_RECORDS, RecordsTables
-from ..sql.usage import SCHEMA_USAGE, UsageTables
+from ..sql.usage import COUNTED, HIT_COUNTERS, SCHEMA_USAGE, UsageTables
 from ..types import (
     ChunkRecord,
     CollectionInfo,
@@ -403,8 +403,8 @@ class SQLiteStore(AdminTables):
             batch = chunk_ids[i:i + 500]
             rows = self._read(
                 f"SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c.\"end\", "
-                f"d.title, d.metadata, col.name, c.owner FROM chunks c JOIN documents d ON d.id = c.doc_id "
-                f"JOIN collections col ON col.id = c.collection_id "
+                f"d.title, d.metadata, col.name, c.owner, {HIT_COUNTERS} FROM chunks c "
+                f"JOIN documents d ON d.id = c.doc_id JOIN collections col ON col.id = c.collection_id {COUNTED} "
                 # '+' keeps the planner on the id index (not a scan of the whole collection).
                 f"WHERE +c.tenant = ? AND +c.collection_id IN ({','.join('?' * len(ids))}){owner_sql} "
                 f"AND c.id IN ({','.join('?' * len(batch))})",
@@ -417,7 +417,8 @@ class SQLiteStore(AdminTables):
             if r is not None:
                 hits.append(Hit(chunk_id=r[0], doc_id=r[1], source=r[2], score=score, text=r[3], page=r[4],
                                 section=r[5], position=r[6], start=r[7], end=r[8], title=r[9],
-                                metadata=json.loads(r[10]), collection=r[11], owner=r[12]))
+                                metadata=json.loads(r[10]), collection=r[11], owner=r[12], match_count=r[13],
+                                last_matched_at=r[14]))
         return hits
 
     def counts(self) -> dict[str, int]:
