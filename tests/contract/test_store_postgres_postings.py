@@ -48,6 +48,25 @@ def small_packs(monkeypatch):
     monkeypatch.setattr(keywords, "FLUSH", 5)
 
 
+READINGS = ("all at once", "all at once, sorted", "best first")
+"""Each way a query reads its terms' postings: all at once and every chunk scored (lists
+of up to ``SCORE_ALL_MAX`` postings), summed by seq in an array or, for seqs spread wide,
+after a sort; or best first, in rounds (the threshold algorithm)."""
+_DEFAULTS = {"SPAN_SLACK": keywords.SPAN_SLACK, "SCORE_ALL_MAX": keywords.SCORE_ALL_MAX}
+
+
+def _read(monkeypatch, reading: str) -> None:
+    """Queries from now on read as ``reading`` (one of ``READINGS``) says."""
+    monkeypatch.setattr(keywords, "SPAN_SLACK", -(10**12) if reading == "all at once, sorted"
+                        else _DEFAULTS["SPAN_SLACK"])
+    monkeypatch.setattr(keywords, "SCORE_ALL_MAX", 0 if reading == "best first" else _DEFAULTS["SCORE_ALL_MAX"])
+
+
+@pytest.fixture(params=READINGS)
+def reading(request, monkeypatch) -> None:
+    _read(monkeypatch, request.param)
+
+
 def _packed_equal_postings(conn) -> None:
     """Every posting is in exactly one place a query reads: a packed run (if its chunk
     seq is at most the term's ``packed_upto``) or the newer rows; packed entries of
@@ -74,6 +93,7 @@ def _packed_equal_postings(conn) -> None:
         assert in_runs == {r for r in rows if r[0] <= upto[key]}, key
 
 
+@pytest.mark.usefixtures("reading")
 def test_bm25_scores_equal_sqlite_fts5(store, tmp_path) -> None:
     sqlite = open_store(Settings(home=tmp_path / "sqlite"))
     rng = random.Random(7)
@@ -110,9 +130,9 @@ def _scifact_slice(docs: int) -> tuple[list[tuple[str, str]], list[str]]:
 def test_keyword_ranking_equals_sqlite_on_a_real_corpus(store, tmp_path, monkeypatch, sizes: str) -> None:
     """The packed lists' threshold reading ranks as SQLite's FTS5 does, on 400 SciFact
     abstracts (two owners, one collection) and 60 of its queries: the same top 10 and
-    scores, for an owner-less scope, an owner's and a filtered one. ``small`` packs
-    blocks of 3 postings and a small run every 4: every query reads in several rounds,
-    from main runs, small runs and newer rows at once."""
+    scores, for an owner-less scope, an owner's and a filtered one, read each way
+    (``READINGS``). ``small`` packs blocks of 3 postings and a small run every 4: every
+    query reads in several rounds, from main runs, small runs and newer rows at once."""
     if sizes == "small":
         monkeypatch.setattr(schema, "PACK_BLOCK", 3)
         monkeypatch.setattr(keywords, "FLUSH", 4)
@@ -124,17 +144,19 @@ def test_keyword_ranking_equals_sqlite_on_a_real_corpus(store, tmp_path, monkeyp
             owner = "ann" if i % 3 == 0 else None
             put(s, Scope("acme", ("kb",), owner), source, [text], metadata={"year": 2000 + i % 4})
     try:
-        for q, question in enumerate(queries[:60]):
+        for reading, (q, question) in itertools.product(READINGS, enumerate(queries[:60])):
+            _read(monkeypatch, reading)
             terms = query_terms(question)
             scope = Scope("acme", ("kb",), [None, "ann"][q % 2])
             filters = {"year": {"gte": 2002}} if q % 3 == 0 else None
             pg, lite = store.keyword_search(scope, terms, 10, filters), sqlite.keyword_search(scope, terms, 10, filters)
-            assert [c for c, _ in pg] == [c for c, _ in lite], question
-            assert [s for _, s in pg] == pytest.approx([s for _, s in lite], rel=1e-9), question
+            assert [c for c, _ in pg] == [c for c, _ in lite], (reading, question)
+            assert [s for _, s in pg] == pytest.approx([s for _, s in lite], rel=1e-9), (reading, question)
     finally:
         sqlite.close()
 
 
+@pytest.mark.usefixtures("reading")
 def test_ranking_stays_exact_when_the_average_length_grows_after_packing(store, tmp_path, monkeypatch) -> None:
     """Lists packed at one average length, then read at a much larger one (long chunks
     added, never packed): the order of a packed run is no longer BM25's order at query
@@ -175,6 +197,7 @@ def _same_ranking(pg: list[tuple[str, float]], lite: list[tuple[str, float]]) ->
     assert above[0] == above[1]
 
 
+@pytest.mark.usefixtures("reading")
 def test_chunks_deleted_after_packing_are_never_returned(store, tmp_path, monkeypatch) -> None:
     """Deleting documents leaves their postings in the packed runs until the next
     rebuild: a query skips those chunks (checked against ``chunks``) and ranks the rest
@@ -247,6 +270,7 @@ def _scanned(node: dict) -> int:
     return own + sum(_scanned(child) for child in node.get("Plans", []))
 
 
+@pytest.mark.usefixtures("reading")
 def test_a_keyword_query_reads_a_bounded_number_of_rows(store, monkeypatch) -> None:
     """A term in 3,000 chunks and a rarer one in 300: the top 10 is found after reading a
     few dozen rows (packed blocks, newer postings, the candidates' chunks), not one per
