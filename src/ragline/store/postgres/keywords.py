@@ -24,8 +24,11 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   from before their chunks get seqs to their commit, so no posting is ever between
   "packed" and "newer than packed".
 - A query reads, in one round trip (pipelined, one snapshot), the statistics, the
-  first ``FIRST_BLOCKS`` blocks of each of its terms' runs and the newer postings,
-  and scores them in NumPy with today's N, average length and df; each later round's
+  first ``FIRST_BLOCKS`` blocks of each of its terms' runs and the newer postings.
+  When its terms have at most ``SCORE_ALL_MAX`` postings (and no more than its budget)
+  that round trip reads every block, and every chunk seen is scored exactly at once,
+  summed by seq (``_score_all``): no rounds, no bounds. Otherwise it reads on best
+  first and scores in NumPy with today's N, average length and df; each later round's
   postings are merged into the chunks seen (a score and a bit per term read), so a
   round costs what it reads, not what all rounds read. A chunk's score is
   exact once each query term's posting of it is known or the term's unread postings
@@ -81,9 +84,10 @@ REBUILD = 2
 SCORE_ALL_MAX = 1_000_000
 """A query whose terms have at most this many postings (and no more than its budget) has
 them all read and every chunk scored at once (``_score_all``); longer lists are read best
-first (the threshold algorithm). At a million chunks (100 questions bucketed by their
-terms' postings, from under 50,000 to over 800,000) scoring all was the faster in every
-bucket's median at k = 10 and 100: p50 49.0 → 41.0 and 61.5 → 43.5 ms. It bounds a
+first (the threshold algorithm). At a million chunks, on 300 SciFact questions bucketed
+by their terms' postings (from under 50,000 to over 800,000), scoring all was the faster
+in every bucket's median but one (600,000–800,000 at k = 10: 51.7 against 49.1 ms), p50
+41.3 → 28.9 ms at k = 10 and 53.9 → 30.5 at k = 100 (docs/scaling.md). It bounds a
 query's arrays (about 70 MB at the most)."""
 SPAN_SLACK = 65_536
 """Postings scored all at once are summed into an array indexed by chunk seq when their
