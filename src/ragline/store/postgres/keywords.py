@@ -88,7 +88,7 @@ first (the threshold algorithm). At a million chunks, on 300 SciFact questions b
 by their terms' postings (from under 50,000 to over 800,000), scoring all was the faster
 in every bucket's median but one (600,000–800,000 at k = 10: 51.7 against 49.1 ms), p50
 41.3 → 28.9 ms at k = 10 and 53.9 → 30.5 at k = 100 (docs/scaling.md). It bounds a
-query's arrays (about 70 MB at the most)."""
+query's arrays (86 MB at the peak for 990,000 postings at a million chunks)."""
 SPAN_SLACK = 65_536
 """Postings scored all at once are summed into an array indexed by chunk seq when their
 seqs span less than 4 per posting plus this (an array a few times their size, no sort);
