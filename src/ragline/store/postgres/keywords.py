@@ -459,7 +459,8 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
     weights, avgdl = np.array([repeats[t] * _idf(n, df[t]) for t in names]), max(1, total) / n
     check = _Checker(cur, scope, cid, filters)
     if sum(df.values()) <= all_at_once:
-        return _score_all(cur, scope.tenant, cid, {t: i for i, t in enumerate(names)}, weights, avgdl, first,
+        # The first round trip read every block: its statement compared the same sum.
+        return _score_all({t: i for i, t in enumerate(names)}, weights, avgdl, first,
                           [r for r in fresh if r[0] in df], check, k)
     reader = _Reader(names, weights, avgdl)
     reader.blocks(first)
@@ -518,23 +519,12 @@ def keyword_search(cur: psycopg.Cursor, scope: Scope, cid: int, lexemes: list[st
                                   binary=True).fetchall())
 
 
-def _score_all(cur: psycopg.Cursor, tenant: str, cid: int, index: dict[str, int], weights: np.ndarray,
-               avgdl: float, first: list[tuple], fresh: list[tuple], check: _Checker,
-               k: int) -> list[tuple[str, float]]:
-    """The k best chunks by every posting of the query's terms: what the first round
-    left of their runs read in one statement, every chunk seen scored exactly at once
-    (summed by seq, no rounds, no bounds), and the best the scope may see kept."""
-    first = [r for r in first if r[1] in index]
-    ends: dict[tuple[str, str, int], tuple[int, bool]] = {}
-    for owner, term, run, block, _, last, *_ in first:
-        read, done = ends.get((owner, term, run), (0, False))
-        ends[(owner, term, run)] = (max(read, block + 1), done or bool(last))
-    rest = [(key, read) for key, (read, done) in ends.items() if not done]
-    rows = [(r[1], r[6], r[7], r[8]) for r in first] + fresh
-    if rest:
-        rows += [(r[1], r[6], r[7], r[8]) for r in cur.execute(_BLOCKS, [
-            [key[0] for key, _ in rest], [key[1] for key, _ in rest], [key[2] for key, _ in rest],
-            [read for _, read in rest], [2**31 - 1] * len(rest), cid, tenant], binary=True).fetchall()]
+def _score_all(index: dict[str, int], weights: np.ndarray, avgdl: float, blocks: list[tuple],
+               fresh: list[tuple], check: _Checker, k: int) -> list[tuple[str, float]]:
+    """The k best chunks by every posting of the query's terms (every block of their runs
+    and the newer postings): every chunk seen scored exactly at once (summed by seq, no
+    rounds, no bounds), and the best the scope may see kept."""
+    rows = [(r[1], r[6], r[7], r[8]) for r in blocks if r[1] in index] + fresh
     idx, seqs, tfs, lengths = _decode(rows, index)
     if not len(seqs):
         return []
