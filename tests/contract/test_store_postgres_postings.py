@@ -466,3 +466,63 @@ def test_a_keyword_search_stops_at_its_budget_of_postings(store, monkeypatch, ca
     assert len(found) == 10 and found == sorted(found, key=keywords.ranking)
     assert [s for _, s in found] == pytest.approx([exact[c] for c, _ in found], rel=1e-9)
     assert len({c for c, _ in found} & set(sorted(exact, key=lambda c: -exact[c])[:10])) >= 5
+
+
+_TOASTED = ("SELECT count(*) FROM posting_blocks WHERE pg_column_toast_chunk_id(seqs) IS NOT NULL "
+            "OR pg_column_toast_chunk_id(tfs) IS NOT NULL OR pg_column_toast_chunk_id(lengths) IS NOT NULL")
+"""Posting blocks with an array stored out of line, in TOAST (a lookup each to read)."""
+
+
+def _common_term(store, scope: Scope, chunks: int) -> None:
+    """``chunks`` chunks in documents of 100, every one with "alpha", a third owned by ann."""
+    for d in range(0, chunks, 100):
+        owner = Scope(scope.tenant, scope.collections, "ann") if d % 300 == 100 else scope
+        put(store, owner, f"d{d}", [f"alpha w{i % 7} w{i % 11} " + "beta " * (i % 5) for i in range(d, d + 100)])
+
+
+def test_a_full_posting_block_stays_in_its_row(store, pg_url) -> None:  # noqa: F811
+    """A block of ``PACK_BLOCK`` postings is read from its row, with no TOAST lookup:
+    blocks of 512 moved each of their three arrays out of line."""
+    collection(store, A)
+    with store.catalog.bulk_load(A):
+        _common_term(store, A, 2 * schema.PACK_BLOCK + 100)
+    with admin_connect(pg_url) as conn:
+        assert conn.execute("SELECT max(length(seqs)) / 8 FROM posting_blocks").fetchone() == (schema.PACK_BLOCK,)
+        assert conn.execute(_TOASTED).fetchone() == (0,)
+
+
+def test_version_16_database_packs_its_lists_again_in_blocks_that_fit_their_rows(tmp_path, pg_url,  # noqa: F811
+                                                                                  monkeypatch) -> None:
+    """Migration 17 on a database packed in blocks of 512 (arrays in TOAST): every list is
+    packed again in blocks that stay in their rows, nothing newer is left behind, and
+    every owner's keyword search ranks as it did."""
+    s = open_store(_settings(tmp_path, pg_url))
+    collection(s, A)
+    with s.catalog.bulk_load(A):
+        _common_term(s, A, 1300)
+    put(s, A, "late", ["alpha gamma", "beta gamma"])  # newer than the packed lists
+    queries = [["alpha"], ["alpha", "beta"], ["w3", "beta", "gamma"], ["w5", "w6"]]
+    scopes = [A, Scope("acme", ("kb",), "ann")]
+    expected = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
+    s.close()
+    monkeypatch.setattr(schema, "PACK_BLOCK", 512)
+    with admin_connect(pg_url) as conn:  # back to version 16: blocks of 512, out of line
+        conn.execute("ALTER TABLE posting_blocks RESET (toast_tuple_target); TRUNCATE posting_blocks")
+        conn.execute(schema.pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run "
+                                     "FROM term_stats"))
+        conn.execute("DELETE FROM schema_migrations WHERE version = 17")
+        assert conn.execute(_TOASTED).fetchone()[0] > 0
+    monkeypatch.undo()
+    s = open_store(_settings(tmp_path, pg_url))
+    try:
+        with admin_connect(pg_url) as conn:
+            assert conn.execute(_TOASTED).fetchone() == (0,)
+            assert conn.execute("SELECT max(length(seqs)) / 8, max(run) FROM posting_blocks").fetchone() == \
+                (schema.PACK_BLOCK, 0)
+            _packed_equal_postings(conn)
+        found = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
+        for got, want in zip(found, expected):
+            assert [c for c, _ in got] == [c for c, _ in want]
+            assert [x for _, x in got] == pytest.approx([x for _, x in want], rel=1e-9)
+    finally:
+        s.close()

@@ -99,8 +99,6 @@ RESOLVE_MAX = 300
 their postings' key at once; more, and the lists are read on instead. A key lookup costs
 about what reading 20 postings does: at 100,000 chunks 300 took a k = 10 query from 14.9
 to 9.2 ms p50 (docs/scaling.md); 1,000 slowed k = 500 queries by a third."""
-PACK_LOCK = 1 << 61
-"""+ collection id: the advisory lock between writers (shared) and packing (exclusive)."""
 
 
 def owner_key(owner: str | None) -> str:
@@ -133,7 +131,7 @@ class Packing:
 def write_lock(cur: psycopg.Cursor, cid: int) -> None:
     """Taken by a writer of collection ``cid`` before its chunks get seqs, held to its
     commit: packing (exclusive) waits for writers in flight, and they for it."""
-    cur.execute("SELECT pg_advisory_xact_lock_shared(%s)", (PACK_LOCK + cid,))
+    cur.execute("SELECT pg_advisory_xact_lock_shared(%s)", (schema.PACK_LOCK + cid,))
 
 
 def write_postings(cur: psycopg.Cursor, cid: int, tenant: str, owner: str | None,
@@ -232,7 +230,7 @@ def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
     load). A rebuilt term gets one main run from all its postings; a flushed one a new
     small run of the postings newer than its packed runs. Takes the collection's
     exclusive lock: every seq given out before is committed (or gone) meanwhile."""
-    cur.execute("SELECT pg_advisory_xact_lock(%s)", (PACK_LOCK + cid,))
+    cur.execute("SELECT pg_advisory_xact_lock(%s)", (schema.PACK_LOCK + cid,))
     upto = cur.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()[0]  # type: ignore[index]
     if due is None:  # a whole collection: minutes at a million chunks, past the statement timeout
         cur.execute("SET LOCAL work_mem = '256MB'")
