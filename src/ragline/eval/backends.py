@@ -149,10 +149,11 @@ def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str
     after the load), then ``incremental`` × n more chunks through the ordinary write
     path, and measure: dense recall@10 against exact search unfiltered (alice sees
     every row), owner-filtered (a shared-only scope: half the rows) and owner +
-    metadata filtered (a tenth); dense, keyword and hybrid (dense + keyword, fused)
-    p50/p95. ``keyword_queries`` (default: chunk texts) are analysed with
-    ``query_terms``. The result's ``_tops`` (keyword and hybrid top-10 chunk ids per
-    query) let the caller compare backends; pop it before saving."""
+    metadata filtered (a tenth); dense, keyword and hybrid (dense + keyword, fused,
+    the hits read; the scope resolved once, as ``Searcher`` does) p50/p95.
+    ``keyword_queries`` (default: chunk texts) are analysed with ``query_terms``. The
+    result's ``_tops`` (keyword and hybrid top-10 chunk ids per query) let the caller
+    compare backends; pop it before saving."""
     clusters = max(10, n // 1000)
     extra = int(n * incremental) // 100 * 100
     vectors = clustered_vectors(n + extra + queries, dim, clusters)
@@ -197,9 +198,10 @@ def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str
             found = store.keyword_search(alice, words, 10)
             keyword_ms.append((time.perf_counter() - started) * 1000)
             tops["keyword"].append([c for c, _ in found])
-            started = time.perf_counter()
-            dense = store.dense_search(alice, probe, 100)
-            keyword = store.keyword_search(alice, words, 100)
+            started = time.perf_counter()  # as ``Searcher`` runs it: the scope resolved once
+            searches = store.scoped(alice)
+            dense = searches.dense(probe, 100)
+            keyword = searches.keyword(words, 100)
             hits = store.get_hits(alice, weighted_fusion([dense, keyword], [0.5, 0.5])[:10])
             hybrid_ms.append((time.perf_counter() - started) * 1000)
             tops["hybrid"].append([h.chunk_id for h in hits])
