@@ -180,7 +180,7 @@ class PostgresStore(AdminTables):
         return row[0]
 
     def resolve(self, scope: Scope) -> list[CollectionRef]:
-        with self.db.tx(scope.tenant, pipelined=True) as cur:
+        with self.db.tx(scope.tenant) as cur:
             return _resolve(cur, scope)
 
     _INFO_SQL = ("SELECT c.tenant, c.name, c.model_id, c.dimension, c.config, "
@@ -401,7 +401,7 @@ class PostgresStore(AdminTables):
         if not scored:
             return []
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
-        with self.db.tx(scope.tenant, pipelined=True) as cur:
+        with self.db.tx(scope.tenant) as cur:
             ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 'SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c."end", '

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import select
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -63,12 +63,16 @@ class PostgresDatabase:
         conn.commit()
 
     @contextmanager
-    def tx(self, tenant: str | None, *, snapshot: bool = False, pipelined: bool = False) -> Iterator[psycopg.Cursor]:
+    def tx(self, tenant: str | None, *, snapshot: bool = False) -> Iterator[psycopg.Cursor]:
         """One transaction on a pooled connection, scoped to ``tenant`` for RLS (None:
         the operator/worker bypass). ``snapshot``: a read-only transaction whose
-        statements all see one snapshot (REPEATABLE READ). ``pipelined`` (for reads, which
-        fetch what they execute): BEGIN and the scope travel with the first statement,
-        COMMIT alone; two round trips fewer. Driver errors leave as ragline errors."""
+        statements all see one snapshot (REPEATABLE READ). Driver errors leave as
+        ragline errors. Not in pipeline mode: sending BEGIN and the scope with the first
+        statement saved two round trips, but psycopg's pipeline waits on the socket many
+        more times per statement, and transactions on other threads slowed each other:
+        four threads of hybrid searches at 100,000 chunks ran 113–117 a second pipelined
+        and 149–156 without (p50 32–34 against 24–26 ms); one alone, 10.2 against 9.7
+        ms (docs/scaling.md)."""
         if tenant == BYPASS:
             raise StoreError(f"invalid tenant name {tenant!r}")
         try:
@@ -76,8 +80,7 @@ class PostgresDatabase:
                 if snapshot:  # said in the BEGIN: no round trip of its own
                     conn.isolation_level, conn.read_only = IsolationLevel.REPEATABLE_READ, True
                 try:
-                    with (conn.pipeline() if pipelined else nullcontext()), conn.transaction(), \
-                            conn.cursor() as cur:
+                    with conn.transaction(), conn.cursor() as cur:
                         cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
                         yield cur
                 finally:  # a connection not idle now is discarded by the pool anyway

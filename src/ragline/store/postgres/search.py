@@ -44,7 +44,7 @@ class PostgresSearch(TablesAreTheIndex):
         owner_sql, owner_params = owner_visibility(scope, "c", "%s")
         join = " JOIN documents d ON d.id = c.doc_id" if where else ""
         results: list[tuple[str, float]] = []
-        with self.db.tx(scope.tenant, pipelined=True) as cur:
+        with self.db.tx(scope.tenant) as cur:
             for ref in collections:
                 check_ref(scope, ref)
             # The settings, the collections' sizes and whether each has its halfvec index built
@@ -85,7 +85,7 @@ class PostgresSearch(TablesAreTheIndex):
         if not lexemes:
             return []
         results: list[tuple[str, float]] = []
-        with self.db.tx(scope.tenant, snapshot=True, pipelined=True) as cur:
+        with self.db.tx(scope.tenant, snapshot=True) as cur:
             for ref in collections:
                 check_ref(scope, ref)
                 results.extend(keywords.keyword_search(cur, scope, row_id(ref), lexemes, k, filters,
