@@ -521,11 +521,12 @@ _INLINE_BLOCKS = f"""
 -- a TOAST lookup of its own. Blocks of {PACK_BLOCK} (7 kB) and rows kept whole up to a
 -- page fit in one heap page. Every list is packed again at the new size, with every
 -- collection's packing lock held: no writer's postings fall between packed and newer.
+-- DELETE, not TRUNCATE: keyword searches go on reading the old blocks meanwhile.
 SET LOCAL statement_timeout = 0;
 SET LOCAL work_mem = '256MB';
 SELECT count(pg_advisory_xact_lock({PACK_LOCK} + id)) FROM collections;
 ALTER TABLE posting_blocks SET (toast_tuple_target = 8160);
-TRUNCATE posting_blocks;
+DELETE FROM posting_blocks;
 {pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats")};
 UPDATE term_stats SET packed_upto = (SELECT coalesce(max(seq), 0) FROM chunks), unpacked = 0, tail = 0, runs = 0;
 ANALYZE posting_blocks;
