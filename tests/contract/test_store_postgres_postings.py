@@ -508,10 +508,8 @@ def test_version_16_database_packs_its_lists_again_in_blocks_that_fit_their_rows
     monkeypatch.setattr(schema, "PACK_BLOCK", 512)
     with admin_connect(pg_url) as conn:  # back to version 16: blocks of 512, out of line
         conn.execute("ALTER TABLE posting_blocks RESET (toast_tuple_target); TRUNCATE posting_blocks")
-        conn.execute(schema.pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run "
-                                     "FROM term_stats"))
-        conn.execute("UPDATE term_stats SET packed_upto = (SELECT max(seq) FROM chunks), unpacked = 0, tail = 0, "
-                     "runs = 0; DELETE FROM schema_migrations WHERE version = 17")
+        conn.execute(schema.repack_sql().encode())
+        conn.execute("DELETE FROM schema_migrations WHERE version = 17")
         _packed_equal_postings(conn)
         assert conn.execute(_TOASTED).fetchone()[0] > 0
     monkeypatch.undo()

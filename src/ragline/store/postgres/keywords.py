@@ -231,16 +231,13 @@ def pack(cur: psycopg.Cursor, cid: int, due: Packing | None) -> None:
     small run of the postings newer than its packed runs. Takes the collection's
     exclusive lock: every seq given out before is committed (or gone) meanwhile."""
     cur.execute("SELECT pg_advisory_xact_lock(%s)", (schema.PACK_LOCK + cid,))
-    upto = cur.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()[0]  # type: ignore[index]
     if due is None:  # a whole collection: minutes at a million chunks, past the statement timeout
         cur.execute("SET LOCAL work_mem = '256MB'")
         cur.execute("SET LOCAL statement_timeout = 0")
         cur.execute("DELETE FROM posting_blocks WHERE collection_id = %s", (cid,))
-        cur.execute(schema.pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run "
-                                    f"FROM term_stats WHERE collection_id = {int(cid)}"))
-        cur.execute("UPDATE term_stats SET packed_upto = %s, unpacked = 0, tail = 0, runs = 0 "
-                    "WHERE collection_id = %s", (upto, cid))
+        cur.execute(schema.repack_sql(f"WHERE collection_id = {int(cid)}").encode(), prepare=False)  # two statements
         return
+    upto = cur.execute("SELECT coalesce(max(seq), 0) FROM chunks").fetchone()[0]  # type: ignore[index]
     for kind, pairs in (("rebuild", sorted(due.rebuild)), ("flush", sorted(due.flush - due.rebuild))):
         if not pairs:
             continue

@@ -437,6 +437,16 @@ GROUP BY collection_id, owner, lexeme, run, (r - 1) / {PACK_BLOCK}
 """
 
 
+def repack_sql(where: str = "") -> str:
+    """Every term of ``term_stats`` (those ``where`` selects, a SQL condition) packed
+    again from all its postings into one main run, and its statistics saying so: what
+    a bulk load's end and migration 17 do. The caller deletes the old blocks first and
+    holds the collections' packing locks."""
+    return (pack_sql(f"SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats {where}")
+            + f";\nUPDATE term_stats SET packed_upto = (SELECT coalesce(max(seq), 0) FROM chunks), unpacked = 0, "
+            f"tail = 0, runs = 0 {where}")
+
+
 _PACKED = f"""
 -- Packed posting lists (store/postgres/keywords.py). Postings are keyed by the chunk's
 -- sequence number instead of its 32-character id (a smaller row and index), and read by
@@ -527,8 +537,7 @@ SET LOCAL work_mem = '256MB';
 SELECT count(pg_advisory_xact_lock({PACK_LOCK} + id)) FROM collections;
 ALTER TABLE posting_blocks SET (toast_tuple_target = 8160);
 DELETE FROM posting_blocks;
-{pack_sql("SELECT collection_id, owner, lexeme, 0::bigint AS after, 0 AS run FROM term_stats")};
-UPDATE term_stats SET packed_upto = (SELECT coalesce(max(seq), 0) FROM chunks), unpacked = 0, tail = 0, runs = 0;
+{repack_sql()};
 ANALYZE posting_blocks;
 """
 """Schema version 17: posting blocks that fit in their row."""
