@@ -91,10 +91,11 @@ def markdown(results: dict) -> str:
                    f"{measured(list(rows.values()))})"), "",
                   ("| backend | load s | incremental chunks/s | dense recall@10 unfiltered / owner / owner+metadata | "
                    "dense p50 / p95 ms | keyword p50 / p95 ms | keyword top-10 vs SQLite | hybrid p50 / p95 ms | "
-                   "hybrid top-10 vs SQLite |"), "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                   "hybrid top-10 vs SQLite | hybrid at depth 100 p50 / p95 ms |"),
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for name, r in rows.items():
             if "error" in r:
-                lines.append(f"| {name} | — | — | — | — | — | — | — | {r['error']} |")
+                lines.append(f"| {name} | — | — | — | — | — | — | — | {r['error']} | — |")
                 continue
             filtered = r.get("recall@10_filtered", {})
             recall = " / ".join(f"{filtered[k]:.3f}" for k in ("unfiltered", "owner", "owner+metadata")
@@ -103,7 +104,8 @@ def markdown(results: dict) -> str:
                          f"{r['dense_p50_ms']} / {r['dense_p95_ms']} | "
                          f"{r.get('keyword_p50_ms', '—')} / {r.get('keyword_p95_ms', '—')} | "
                          f"{r.get('keyword_top10_vs_sqlite', '—')} | {r['hybrid_p50_ms']} / {r['hybrid_p95_ms']} | "
-                         f"{r.get('hybrid_top10_vs_sqlite', '—')} |")
+                         f"{r.get('hybrid_top10_vs_sqlite', '—')} | "
+                         f"{r.get('hybrid_100_p50_ms', '—')} / {r.get('hybrid_100_p95_ms', '—')} |")
         lines.append("")
     return "\n".join(lines)
 
