@@ -18,6 +18,7 @@ import numpy as np
 import psycopg
 import pytest
 
+from ragline.analyzer import query_terms
 from ragline.errors import ConfigError, StoreError, StoreUnavailableError
 from ragline.models import Scope, content_hash
 from ragline.settings import Settings, StoreSettings
@@ -92,6 +93,22 @@ def test_rls_raw_select_sees_only_the_scoped_tenant(store) -> None:
         cur.execute("UPDATE chunks SET tenant = 'other'")
     with pytest.raises(StoreError, match="invalid tenant"):
         store.get_collection(Scope("*", ("kb",)))
+
+
+def test_a_tenant_name_that_would_break_its_quoting_is_one_more_walled_tenant(store) -> None:
+    """BEGIN and the tenant's scope travel as one message, the name quoted as a literal
+    (``PostgresDatabase.tx``): quotes, backslashes and semicolons stay inside the name."""
+    pg = store.catalog
+    names = ["o'brien", "x', true); DROP TABLE chunks; --", "back\\slash", "e'\\'; SELECT 1"]
+    for name in names:
+        collection(store, Scope(name, ("kb",)))
+        put(store, Scope(name, ("kb",)), "a.txt", [f"words of {name}"])
+    for name in names:
+        assert _rows_by_tenant(pg, name, "chunks") == {name}
+        assert [h.text for h in store.get_hits(Scope(name, ("kb",)), store.keyword_search(
+            Scope(name, ("kb",)), query_terms("words"), 10))] == [f"words of {name}"]
+    assert _rows_by_tenant(pg, None, "chunks") == set(names)
+    assert _rows_by_tenant(pg, "o", "chunks") == set()
 
 
 def test_rls_binds_a_non_superuser_owner_without_the_role(tmp_path) -> None:

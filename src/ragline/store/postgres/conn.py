@@ -2,10 +2,13 @@
 load vectors straight into float32 arrays and carry the statement timeout, one
 transaction per call scoped to a tenant for row-level security (``tx``), and driver
 errors mapped to ragline's at this one boundary (``mapped``). Every role over the
-database (catalog, admin, search, conversations, records, usage) shares one."""
+database (catalog, admin, search, conversations, records, usage) shares one. Pooled
+connections are in autocommit mode: a transaction is begun explicitly, by ``tx`` (in
+the same message as the tenant's scope) or ``one_trip``."""
 
 from __future__ import annotations
 
+import logging
 import select
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -14,16 +17,18 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg import IsolationLevel
+from psycopg import sql
 from psycopg.abc import Buffer
 from psycopg.adapt import Loader
-from psycopg.pq import Format, TransactionStatus
+from psycopg.pq import Format
 from psycopg.types.array import ListBinaryDumper
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from ...errors import StoreError, StoreUnavailableError
 from .schema import BYPASS, RLS_ROLE, first_line
 
+log = logging.getLogger(__name__)
+_BEGIN = {False: b"BEGIN", True: b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}
 
 class PostgresDatabase:
     """The connection pool of one PostgreSQL store (``sql.common.Database`` for the shared SQL)."""
@@ -40,6 +45,7 @@ class PostgresDatabase:
         self.timeout_ms = timeout_ms
         role = f"set_config('role', '{RLS_ROLE}', true), " if use_role else ""
         self._scope_sql = f"SELECT {role}set_config('ragline.tenant', %s, true)"
+        self._scope_literal = sql.SQL(self._scope_sql.replace("%s", "{}"))
         self.pool = ConnectionPool(
             url, kwargs=kwargs, min_size=1, max_size=pool_size, name="ragline",
             timeout=connect_timeout,  # a request waits this long for a connection, then 503
@@ -59,33 +65,35 @@ class PostgresDatabase:
         # element by element in Python and parsed again by the server (458 chunk ids: 2.1
         # against 1.2 ms for the match counters' read).
         conn.adapters.register_dumper(list, ListBinaryDumper)
+        conn.autocommit = True  # transactions are begun explicitly (``tx``, ``one_trip``)
         conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{self.timeout_ms}ms",))
-        conn.commit()
 
     @contextmanager
     def tx(self, tenant: str | None, *, snapshot: bool = False) -> Iterator[psycopg.Cursor]:
         """One transaction on a pooled connection, scoped to ``tenant`` for RLS (None:
         the operator/worker bypass). ``snapshot``: a read-only transaction whose
         statements all see one snapshot (REPEATABLE READ). Driver errors leave as
-        ragline errors. Not in pipeline mode: sending BEGIN and the scope with the first
-        statement saved two round trips, but psycopg's pipeline waits on the socket many
-        more times per statement, and transactions on other threads slowed each other:
-        four threads of hybrid searches at 100,000 chunks ran 113–117 a second pipelined
-        and 149–156 without (p50 32–34 against 24–26 ms); one alone, 10.2 against 9.7
-        ms (docs/scaling.md)."""
+        ragline errors.
+
+        BEGIN and the scope travel in one message (the tenant quoted by psycopg as a
+        literal): a round trip fewer than psycopg's own BEGIN before the first statement,
+        about 0.1 ms of a transaction's 0.3 ms floor on a local socket. Not in pipeline
+        mode: that saved the round trips too, but psycopg's pipeline waits on the socket
+        many more times per statement, and transactions on other threads slowed each
+        other: four threads of hybrid searches at 100,000 chunks ran 113–117 a second
+        pipelined and 149–156 without (docs/scaling.md)."""
         if tenant == BYPASS:
             raise StoreError(f"invalid tenant name {tenant!r}")
         try:
-            with self.pool.connection() as conn:
-                if snapshot:  # said in the BEGIN: no round trip of its own
-                    conn.isolation_level, conn.read_only = IsolationLevel.REPEATABLE_READ, True
+            with self.pool.connection() as conn, conn.cursor() as cur:
+                scope = self._scope_literal.format(sql.Literal(BYPASS if tenant is None else tenant))
+                cur.execute(_BEGIN[snapshot] + b"; " + scope.as_bytes(conn), prepare=False)
                 try:
-                    with conn.transaction(), conn.cursor() as cur:
-                        cur.execute(self._scope_sql, (BYPASS if tenant is None else tenant,))
-                        yield cur
-                finally:  # a connection not idle now is discarded by the pool anyway
-                    if snapshot and conn.info.transaction_status == TransactionStatus.IDLE:
-                        conn.isolation_level, conn.read_only = None, None
+                    yield cur
+                except BaseException:
+                    _rollback(conn)
+                    raise
+                conn.commit()
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
             raise mapped(exc, self.pool.timeout) from exc
 
@@ -115,6 +123,15 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def _rollback(conn: psycopg.Connection) -> None:
+    """Roll back a transaction that failed; a connection that cannot (lost) is left to
+    the pool, which discards it: the first error is the one raised."""
+    try:
+        conn.rollback()
+    except psycopg.Error as exc:
+        log.warning("rollback failed after an error (the connection is discarded): %s", first_line(exc))
 
 
 def _check(conn: psycopg.Connection) -> None:

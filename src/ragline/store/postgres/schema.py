@@ -676,35 +676,31 @@ def drop_ann_index(pool: ConnectionPool, cid: int, timeout_ms: int) -> bool:
 
 def _index_ddl(pool: ConnectionPool, cid: int, name: str, ddl: str, timeout_ms: int, *, probe: bool) -> bool:
     try:
-        with pool.connection() as conn:
-            conn.autocommit = True  # CONCURRENTLY cannot run in a transaction block
+        with pool.connection() as conn:  # in autocommit (conn.py): CONCURRENTLY runs outside a transaction
+            # Try-lock, never wait: a concurrent build in another process waits for
+            # our snapshot while we would wait for its lock.
+            if not one_row(conn, "SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,))[0]:
+                return False
             try:
-                # Try-lock, never wait: a concurrent build in another process waits for
-                # our snapshot while we would wait for its lock.
-                if not one_row(conn, "SELECT pg_try_advisory_lock(%s)", (_ANN_LOCK + cid,))[0]:
-                    return False
-                try:
-                    row = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-                                       (name,)).fetchone() if probe else None
-                    if row is not None and row[0]:
-                        return True
-                    # A build may take longer than a query; but waiting for other sessions'
-                    # transactions (an idle-in-transaction client) must not hang the caller.
-                    conn.execute(f"SET lock_timeout = {int(timeout_ms)}")
-                    conn.execute("SET statement_timeout = 0")
-                    # An HNSW build whose graph fits in memory is several times faster.
-                    conn.execute(f"SET maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
-                    if row is not None:  # left invalid by an interrupted build
-                        conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
-                    conn.execute(ddl)
+                row = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
+                                   (name,)).fetchone() if probe else None
+                if row is not None and row[0]:
                     return True
-                finally:
-                    conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
-                    conn.execute("RESET lock_timeout")
-                    conn.execute("RESET maintenance_work_mem")
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
+                # A build may take longer than a query; but waiting for other sessions'
+                # transactions (an idle-in-transaction client) must not hang the caller.
+                conn.execute(f"SET lock_timeout = {int(timeout_ms)}")
+                conn.execute("SET statement_timeout = 0")
+                # An HNSW build whose graph fits in memory is several times faster.
+                conn.execute(f"SET maintenance_work_mem = '{INDEX_BUILD_MEMORY}'")
+                if row is not None:  # left invalid by an interrupted build
+                    conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {name}")
+                conn.execute(ddl)
+                return True
             finally:
-                conn.autocommit = False
+                conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
+                conn.execute("RESET lock_timeout")
+                conn.execute("RESET maintenance_work_mem")
+                conn.execute("SELECT pg_advisory_unlock(%s)", (_ANN_LOCK + cid,))
     except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
         log.warning("HNSW index DDL for collection %s failed (its search stays exact): %s", cid, exc)
         return False
@@ -714,15 +710,13 @@ def vacuum(pool: ConnectionPool, tables: list[str], timeout_ms: int) -> bool:
     """``VACUUM (ANALYZE)`` the tables (outside a transaction, as it must run); a failure
     only costs speed until autovacuum comes, so it is logged."""
     try:
-        with pool.connection() as conn:
-            conn.autocommit = True
+        with pool.connection() as conn:  # in autocommit (conn.py): VACUUM runs outside a transaction
             try:
                 conn.execute("SET statement_timeout = 0")
                 conn.execute(f"VACUUM (ANALYZE) {', '.join(tables)}")
                 return True
             finally:
                 conn.execute(f"SET statement_timeout = {int(timeout_ms)}")
-                conn.autocommit = False
     except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
         log.warning("VACUUM of %s failed (autovacuum will do it later): %s", ", ".join(tables), exc)
         return False
