@@ -405,7 +405,9 @@ class PostgresStore(AdminTables):
             ids = [row_id(r) for r in _resolve(cur, scope)]
             rows = cur.execute(
                 'SELECT c.id, c.doc_id, d.source, c.text, c.page, c.section, c.position, c.start, c."end", '
-                f"d.title, d.metadata, col.name, c.owner, {HIT_COUNTERS} FROM chunks c "
+                # Metadata as text, decoded by json.loads as SQLite's is: psycopg's jsonb
+                # loader cost 0.3-0.5 ms more for SciFact's 458 hits (4.7-5.0 against 5.1-5.3).
+                f"d.title, d.metadata::text, col.name, c.owner, {HIT_COUNTERS} FROM chunks c "
                 f"JOIN documents d ON d.id = c.doc_id JOIN collections col ON col.id = c.collection_id {_COUNTED} "
                 f"WHERE c.id = ANY(%s) AND c.tenant = %s AND c.collection_id = ANY(%s){owner_sql}",
                 [[cid for cid, _ in scored], scope.tenant, ids, *owner_params]).fetchall()
@@ -415,8 +417,9 @@ class PostgresStore(AdminTables):
             r = found.get(chunk_id)
             if r is not None:
                 hits.append(Hit(chunk_id=r[0], doc_id=r[1], source=r[2], score=score, text=r[3], page=r[4],
-                                section=r[5], position=r[6], start=r[7], end=r[8], title=r[9], metadata=r[10],
-                                collection=r[11], owner=r[12], match_count=r[13], last_matched_at=r[14]))
+                                section=r[5], position=r[6], start=r[7], end=r[8], title=r[9],
+                                metadata=json.loads(r[10]), collection=r[11], owner=r[12], match_count=r[13],
+                                last_matched_at=r[14]))
         return hits
 
     def counts(self) -> dict[str, int]:
