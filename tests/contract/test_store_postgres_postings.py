@@ -22,8 +22,8 @@ from ragline.errors import StoreError
 from ragline.models import Scope
 from ragline.settings import Settings, StoreSettings
 from ragline.store import open_store
-from ragline.store.postgres import keywords, schema
-from ragline.store.postgres.keywords import term_counts
+from ragline.store.postgres import keywords, postings, schema
+from ragline.store.postgres.postings import term_counts
 from tests.contract.store_contract import DIM, MODEL, A, collection, put
 from tests.contract_helpers import doc_id
 from tests.paths import SCIFACT, needs
@@ -45,7 +45,7 @@ def store(tmp_path, pg_url):  # noqa: F811
 def small_packs(monkeypatch):
     """Blocks of 4 postings, a small run every 5 new postings of a term."""
     monkeypatch.setattr(schema, "PACK_BLOCK", 4)
-    monkeypatch.setattr(keywords, "FLUSH", 5)
+    monkeypatch.setattr(postings, "FLUSH", 5)
 
 
 READINGS = ("all at once", "all at once, sorted", "best first")
@@ -135,7 +135,7 @@ def test_keyword_ranking_equals_sqlite_on_a_real_corpus(store, tmp_path, monkeyp
     query reads in several rounds, from main runs, small runs and newer rows at once."""
     if sizes == "small":
         monkeypatch.setattr(schema, "PACK_BLOCK", 3)
-        monkeypatch.setattr(keywords, "FLUSH", 4)
+        monkeypatch.setattr(postings, "FLUSH", 4)
     sqlite = open_store(Settings(home=tmp_path / "sqlite"))
     corpus, queries = _scifact_slice(400)
     for s in (store, sqlite):
@@ -175,7 +175,7 @@ def test_ranking_stays_exact_when_the_average_length_grows_after_packing(store, 
         with bulk(A) if bulk else contextlib.nullcontext():
             for source, texts in short:
                 put(s, A, source, texts)
-    monkeypatch.setattr(keywords, "FLUSH", 10**9)  # the long chunks stay unpacked
+    monkeypatch.setattr(postings, "FLUSH", 10**9)  # the long chunks stay unpacked
     for s in (store, sqlite):
         for source, texts in long:
             put(s, A, source, texts)
@@ -213,7 +213,7 @@ def test_chunks_deleted_after_packing_are_never_returned(store, tmp_path, monkey
         with bulk(A) if bulk else contextlib.nullcontext():
             for i, (source, texts) in enumerate(docs):
                 put(s, A, source, texts, metadata={"even": i % 2 == 0})
-    monkeypatch.setattr(keywords, "FLUSH", 10**9)  # no repacking: the deleted stay packed
+    monkeypatch.setattr(postings, "FLUSH", 10**9)  # no repacking: the deleted stay packed
     try:
         for _ in range(5):
             terms = rng.sample(words, 2)
@@ -275,7 +275,7 @@ def test_a_keyword_query_reads_a_bounded_number_of_rows(store, monkeypatch) -> N
     """A term in 3,000 chunks and a rarer one in 300: the top 10 is found after reading a
     few dozen rows (packed blocks, newer postings, the candidates' chunks), not one per
     matching chunk (BM25 over every match read them all; row-wise postings, thousands)."""
-    monkeypatch.setattr(keywords, "FLUSH", 64)  # at most 63 newer rows per term
+    monkeypatch.setattr(postings, "FLUSH", 64)  # at most 63 newer rows per term
     store.ensure_collection(A, model_id=MODEL, dimension=DIM)
     rng = random.Random(3)
     filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot"]
@@ -369,7 +369,7 @@ def test_bulk_load_packs_every_term_once_at_its_end(store, pg_url, monkeypatch) 
     """Inside ``bulk_load`` nothing is packed (each write would otherwise repack common
     terms); at its end every term's postings are one main run and nothing is newer."""
     collection(store, A)
-    monkeypatch.setattr(keywords, "FLUSH", 2)
+    monkeypatch.setattr(postings, "FLUSH", 2)
     with store.catalog.bulk_load(A):
         for d in range(10):
             put(store, A, f"d{d}", ["alpha bravo charlie", "alpha alpha delta"])

@@ -64,8 +64,9 @@ from .admin import AdminTables
 from .conn import PostgresDatabase
 from .conversations import PostgresConversations
 from .filters import nul_free
-from .keywords import Packing, move_stats, owner_key, pack, removed_stats, write_lock, write_postings
-from .schema import HNSW_MAX_DIM, RLS_ROLE, drop_ann_index, ensure_ann_index, prepare, schema_difference, vacuum
+from .indexes import HNSW_MAX_DIM, drop_ann_index, ensure_ann_index, vacuum
+from .postings import Packing, move_stats, owner_key, pack, removed_stats, write_lock, write_postings
+from .schema import RLS_ROLE, prepare, schema_difference
 from .search import PostgresSearch
 
 log = logging.getLogger(__name__)
@@ -217,7 +218,7 @@ class PostgresStore(AdminTables):
         dropped for the load and built once after it (one build is several times faster
         than growing the graph row by row); dense search is exact meanwhile, and
         postings and keyword statistics are written as always, but packed once at the
-        end (``keywords.pack``). Then the tables are vacuumed (autovacuum would get there
+        end (``postings.pack``). Then the tables are vacuumed (autovacuum would get there
         later)."""
         ref = self.resolve(scope)[0]
         cid = row_id(ref)
@@ -391,7 +392,7 @@ class PostgresStore(AdminTables):
         return visible
 
     def _pack(self, tenant: str, cid: int, due: Packing | None) -> None:
-        """Pack the postings ``due`` (``keywords.pack``) in a transaction of its own, after
+        """Pack the postings ``due`` (``postings.pack``) in a transaction of its own, after
         the write's: not inside a bulk load, which packs everything once at its end."""
         if self.index_enabled and (due is None or (due and cid not in self._bulk)):
             with self._tx(tenant) as cur:

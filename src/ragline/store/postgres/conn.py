@@ -29,6 +29,8 @@ from .schema import BYPASS, RLS_ROLE, first_line
 
 log = logging.getLogger(__name__)
 _BEGIN = {False: b"BEGIN", True: b"BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"}
+"""How ``tx`` begins a transaction: plain, or a read-only snapshot (``snapshot=True``)."""
+
 
 class PostgresDatabase:
     """The connection pool of one PostgreSQL store (``sql.common.Database`` for the shared SQL)."""

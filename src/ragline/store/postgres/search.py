@@ -17,7 +17,7 @@ from ..types import CollectionRef
 from . import keywords
 from .conn import PostgresDatabase
 from .filters import compile_postgres, query_lexemes
-from .schema import HNSW_MAX_DIM
+from .indexes import HNSW_MAX_DIM
 
 
 class PostgresSearch(TablesAreTheIndex):
