@@ -156,8 +156,8 @@ def synthetic_bench(settings: Settings, url: str | None, n: int, texts: list[str
     as ``Searcher`` runs it, the product's path with ``settings.search`` (each probe
     given as the query's vector, the question's text its keywords; by default lists
     ``overfetch`` = 500 deep, the keyword search beside the dense one, fused, the hits
-    read). ``hybrid_100`` is the hybrid stop 39 measured: lists 100 deep, one after the
-    other, weighted 0.5/0.5, through the store. ``keyword_queries`` (default: chunk
+    read). ``hybrid_100`` is the hybrid this bench measured before: lists 100 deep, one
+    after the other, weighted 0.5/0.5, through the store. ``keyword_queries`` (default: chunk
     texts) are analysed with ``query_terms``. The result's ``_tops`` (keyword and hybrid
     top-10 chunk ids per query) let the caller compare backends; pop it before saving."""
     clusters = max(10, n // 1000)
