@@ -46,8 +46,7 @@ class PostgresDatabase:
                  timeout_ms: int, use_role: bool) -> None:
         self.timeout_ms = timeout_ms
         role = f"set_config('role', '{RLS_ROLE}', true), " if use_role else ""
-        self._scope_sql = f"SELECT {role}set_config('ragline.tenant', %s, true)"
-        self._scope_literal = sql.SQL(self._scope_sql.replace("%s", "{}"))
+        self._scope_sql = sql.SQL(f"SELECT {role}set_config('ragline.tenant', {{}}, true)")
         self.pool = ConnectionPool(
             url, kwargs=kwargs, min_size=1, max_size=pool_size, name="ragline",
             timeout=connect_timeout,  # a request waits this long for a connection, then 503
@@ -88,8 +87,8 @@ class PostgresDatabase:
             raise StoreError(f"invalid tenant name {tenant!r}")
         try:
             with self.pool.connection() as conn, conn.cursor() as cur:
-                scope = self._scope_literal.format(sql.Literal(BYPASS if tenant is None else tenant))
-                cur.execute(_BEGIN[snapshot] + b"; " + scope.as_bytes(conn), prepare=False)
+                cur.execute(_BEGIN[snapshot] + b"; " + self._scope(conn, BYPASS if tenant is None else tenant),
+                            prepare=False)
                 try:
                     yield cur
                 except BaseException:
@@ -98,6 +97,11 @@ class PostgresDatabase:
                 conn.commit()
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:
             raise mapped(exc, self.pool.timeout) from exc
+
+    def _scope(self, conn: psycopg.Connection, tenant: str) -> bytes:
+        """The statement that scopes a transaction to ``tenant`` (and to the RLS role when
+        used), the name quoted by psycopg as a literal: it can travel with BEGIN."""
+        return self._scope_sql.format(sql.Literal(tenant)).as_bytes(conn)
 
     def one_trip(self, tenant: str, sql: str, params: Any) -> tuple | None:
         """One statement in its own tenant-scoped transaction, pipelined (BEGIN, the
@@ -109,7 +113,7 @@ class PostgresDatabase:
             with self.pool.connection() as conn:
                 with conn.pipeline(), conn.transaction():
                     scope, cur = conn.cursor(), conn.cursor()
-                    scope.execute(self._scope_sql, (tenant,))
+                    scope.execute(self._scope(conn, tenant), prepare=False)  # a statement per tenant: not kept
                     cur.execute(sql, params)
                 return cur.fetchone()
         except (psycopg.Error, PoolTimeout, PoolClosed) as exc:

@@ -19,9 +19,9 @@ BM25 as SQLite FTS5's ``bm25()`` computes it (k1 = 1.2, b = 0.75, idf = ln((N - 
   read, decoded by NumPy). Run 0 is the main run; a writer that has added ``postings.FLUSH``
   postings of a term since it was last packed appends them as a new small run, and
   rebuilds run 0 from all the term's postings once the small runs and deleted postings
-  reach 1/``REBUILD`` of it (``postings.pack``): a posting is packed a few times over its life,
+  reach 1/``postings.REBUILD`` of it (``postings.pack``): a posting is packed a few times over its life,
   not once per write. What is newer than a term's packed runs (``packed_upto``, a
-  chunk seq) is read from ``postings`` row by row: fewer than ``FLUSH`` rows per term.
+  chunk seq) is read from ``postings`` row by row: fewer than ``postings.FLUSH`` rows per term.
   The packing takes the collection's exclusive advisory lock; writers hold it shared
   from before their chunks get seqs to their commit, so no posting is ever between
   "packed" and "newer than packed".
