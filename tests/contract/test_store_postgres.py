@@ -1,7 +1,8 @@
 """PostgreSQL (pgvector) passes the store contract, plus what only PostgreSQL has:
-row-level security, HNSW, migrations, the pool's recovery, and clear errors when
-opening fails. Keyword search (postings, packed lists, BM25 ranked as FTS5 ranks) is
-in ``test_store_postgres_postings.py``.
+row-level security, migrations, the pool's recovery, and clear errors when opening
+fails. Keyword search (postings, packed lists, BM25 ranked as FTS5 ranks) is in
+``test_store_postgres_postings.py``, dense search through the HNSW index in
+``test_store_postgres_hnsw.py``.
 
 Everything runs on one embedded PostgreSQL per session (``pg_server``), a fresh
 database per test; the restart test starts a private server of its own.
@@ -9,25 +10,21 @@ database per test; the restart test starts a private server of its own.
 
 from __future__ import annotations
 
-import itertools
 import socket
 import threading
 import time
 
-import numpy as np
 import psycopg
 import pytest
 
 from ragline.analyzer import query_terms
 from ragline.errors import ConfigError, StoreError, StoreUnavailableError
-from ragline.models import Scope, content_hash
-from ragline.settings import Settings, StoreSettings
+from ragline.models import Scope
 from ragline.store import open_store
 from ragline.store.postgres import PostgresStore
 from ragline.store.postgres.schema import MIGRATIONS
-from ragline.store.postgres.search import dense_sql
-from ragline.store.types import ChunkRecord, DocumentRecord
-from tests.contract.store_contract import DIM, MODEL, A, StoreContract, collection, put, unit
+from tests.contract.postgres_store import pg_settings
+from tests.contract.store_contract import DIM, A, StoreContract, collection, put, unit
 from tests.contract.store_contract_records import RecordsContract
 from tests.contract.store_contract_reembed import LanguageContract, ReembedContract
 from tests.contract.store_contract_usage import UsageContract
@@ -44,22 +41,17 @@ from tests.pg_server import (  # noqa: F401  (pg_url is a fixture)
 )
 
 
-def _settings(tmp_path, url: str, **store) -> Settings:
-    return Settings(home=tmp_path / "home", store=StoreSettings(url=url, **{"pool_size": 4, **store}))
-
-
 class TestPostgresStore(StoreContract, RecordsContract, ReembedContract, LanguageContract, UsageContract):
     @pytest.fixture
     def make_store(self, tmp_path, pg_url):  # noqa: F811
-        settings = _settings(tmp_path, pg_url)
+        settings = pg_settings(tmp_path, pg_url)
         return lambda: open_store(settings)
 
 
 @pytest.fixture
-def store(tmp_path, pg_url):  # noqa: F811
-    s = open_store(_settings(tmp_path, pg_url))
-    yield s
-    s.close()
+def store(pg_store):
+    """The store each test here works on (``conftest.pg_store``)."""
+    return pg_store
 
 
 def _as_user(url: str, user: str) -> str:
@@ -124,7 +116,7 @@ def test_rls_binds_a_non_superuser_owner_without_the_role(tmp_path) -> None:
             conn.execute(f"ALTER DATABASE {name} OWNER TO ragline_app")
         with admin_connect(url) as conn:
             conn.execute("CREATE EXTENSION vector")  # what a DBA does once
-        s = open_store(_settings(tmp_path, _as_user(url, "ragline_app")))
+        s = open_store(pg_settings(tmp_path, _as_user(url, "ragline_app")))
         try:
             assert not s.catalog._use_role and s.catalog.rls_enforced
             collection(s, A)
@@ -137,247 +129,6 @@ def test_rls_binds_a_non_superuser_owner_without_the_role(tmp_path) -> None:
             s.close()
     finally:
         drop_database(url)
-
-
-# -- dense search: the per-collection HNSW index -------------------------------------
-def _clustered(store, meta_mod: int, n_docs: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    centers = rng.normal(size=(12, dim))
-    for d in range(n_docs):
-        vecs = centers[rng.integers(0, 12, 10)] + 0.25 * rng.normal(size=(10, dim))
-        vecs = (vecs / np.linalg.norm(vecs, axis=1, keepdims=True)).astype(np.float32)
-        chunks = [ChunkRecord(id=f"c{d}-{i}", position=i, text=f"t{d}", content_hash=f"{d}-{i}", start=0, end=1,
-                              terms="t") for i in range(10)]
-        record = DocumentRecord(id=f"d{d}", source=f"s{d}", origin=None, title=None, media_type="text/plain",
-                                content_hash="h", metadata={"n": d % meta_mod})
-        store.put_document(Scope("t", ("kb",), [None, "ann", "bob"][d % 3]), record, chunks, vecs)
-    return centers
-
-
-def test_hnsw_index_is_built_used_and_dropped(store, tmp_path, pg_url) -> None:  # noqa: F811
-    pg = store.catalog
-    dim, scope = 16, Scope("t", ("kb",), "ann")
-    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
-    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
-    with admin_connect(pg_url) as conn:
-        valid = conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-                             (f"chunks_hnswh_{cid}",)).fetchone()
-        assert valid == (True,)
-        # ef_construction 128: pgvector's default of 64 gave recall@10 0.846 at a million chunks.
-        options = conn.execute("SELECT reloptions FROM pg_class WHERE oid = to_regclass(%s)",
-                               (f"chunks_hnswh_{cid}",)).fetchone()
-        assert options == (["m=16", "ef_construction=128"],)
-        rng = np.random.default_rng(0)
-        centers = _clustered(store, 4, 80, dim, rng)
-        conn.execute("ANALYZE")  # as autovacuum would
-        # 800 rows are few enough that a scan is cheaper; make the planner show its index path.
-        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
-        conn.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
-        conn.execute(f"ALTER DATABASE {name} SET enable_bitmapscan = off")
-    store.close()
-    store = open_store(_settings(tmp_path, pg_url))  # new connections take the settings
-    pg = store.catalog
-    recalls = []
-    for i in range(10):
-        query = centers[i % 12] + 0.25 * rng.normal(size=dim)
-        filters = {"n": {"gte": 2}} if i % 2 else None
-        pg.exact_below = 10_000
-        exact = store.dense_search(scope, query, 20, filters)
-        pg.exact_below = 1
-        approx = store.dense_search(scope, query, 20, filters)
-        assert len(approx) == 20 and approx[0][0] == exact[0][0]
-        assert all(a[1] >= b[1] for a, b in itertools.pairwise(approx))  # re-sorted by exact score
-        pg.exact_below = 10_000
-        exact_scores = dict(store.dense_search(scope, query, 800, filters))
-        pg.exact_below = 1
-        # The walk reads half precision; the scores are the float32 ones exact search gives.
-        assert all(score == exact_scores[chunk] for chunk, score in approx)
-        recalls.append(len({c for c, _ in approx} & {c for c, _ in exact}) / 20)
-    assert np.mean(recalls) >= 0.95, recalls
-    with pg._tx("t") as cur:  # the planner really takes the partial index, under RLS, for an owner's scope
-        cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        plan = "\n".join(r[0] for r in cur.execute(
-            f"EXPLAIN SELECT id, dist FROM (SELECT c.id, c.embedding <=> %s AS dist FROM chunks c "
-            f"WHERE c.collection_id = {cid} AND c.tenant = 't' AND (c.owner IS NULL OR c.owner = 'ann') "
-            f"ORDER BY c.embedding::halfvec({dim}) <=> %s::halfvec({dim}) LIMIT 20) nn ORDER BY dist, id",
-            (np.ones(dim, np.float32), np.ones(dim, np.float32))))
-        assert f"Index Scan using chunks_hnswh_{cid}" in plan, plan
-    store.delete_collection(Scope("t", ("kb",)))
-    store.close()
-    with admin_connect(pg_url) as conn:
-        assert conn.execute("SELECT to_regclass(%s)", (f"chunks_hnswh_{cid}",)).fetchone() == (None,)
-
-
-def test_a_hybrid_deep_dense_search_walks_the_hnsw_index(store, pg_url) -> None:  # noqa: F811
-    """Asked for 500 rows (hybrid's depth) with ef_search 500, the planner costed the
-    walk above scanning the whole collection and sorting it by distance, which reads
-    every vector (55 ms against 8 ms on SciFact's 12,000 chunks): the search must
-    take the index however deep it reads. Seen in the index's scan counter."""
-    dim, scope = 16, Scope("t", ("kb",), "ann")
-    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
-    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
-    rng = np.random.default_rng(1)
-    centers = _clustered(store, 4, 80, dim, rng)
-    with admin_connect(pg_url) as conn:
-        conn.execute("ANALYZE")
-
-        def walks() -> int:
-            row = conn.execute("SELECT coalesce(sum(idx_scan), 0) FROM pg_stat_user_indexes WHERE indexrelname = %s",
-                               (f"chunks_hnswh_{cid}",)).fetchone()
-            return int(row[0])
-
-        before = walks()
-        store.catalog.exact_below = 1
-        found = store.dense_search(scope, centers[0], 500)
-        store.close()  # its sessions end, and report their statistics
-        assert len(found) == 500
-        deadline = time.monotonic() + 10
-        while walks() == before and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert walks() > before
-
-
-def test_a_chunks_vector_and_text_stay_in_its_row(store, pg_url) -> None:  # noqa: F811
-    """pgvector's storage moved a 384-d float32 vector out of a row holding a chunk's
-    text (over 2 kB together) into TOAST, so exact search and the re-ranking of ANN hits
-    made a TOAST lookup per row (34 ms against 15 for an exact scan of 12,000 chunks).
-    Kept in the row (version 14), it pushed the text out instead, and reading hits made
-    the lookup (86 % of SciFact's chunks). Both stay in rows up to a page (version 15);
-    a text past it still moves out."""
-    dim, scope = 384, Scope("t", ("kb",))
-    store.ensure_collection(scope, model_id=MODEL, dimension=dim)
-    rng = np.random.default_rng(5)
-    texts = {"c0": " ".join(f"w{n}" for n in rng.integers(0, 10**6, 120)),  # about 1 kB, as chunks are
-             "c1": " ".join(f"w{n}" for n in rng.integers(0, 10**6, 1500))}  # about 12 kB: past a page
-    record = DocumentRecord(id="d", source="s", origin=None, title=None, media_type="text/plain",
-                            content_hash="h", metadata={})
-    chunks = [ChunkRecord(id=cid, position=i, text=text, content_hash=cid, start=0, end=len(text), terms="w")
-              for i, (cid, text) in enumerate(texts.items())]
-    store.put_document(scope, record, chunks, np.ones((2, dim), np.float32) / np.sqrt(dim))
-    with admin_connect(pg_url) as conn:
-        rows = {r[0]: r[1:] for r in conn.execute(
-            "SELECT id, pg_column_toast_chunk_id(embedding), pg_column_toast_chunk_id(text) IS NULL, length(text) "
-            "FROM chunks")}
-    assert rows == {"c0": (None, True, len(texts["c0"])), "c1": (None, False, len(texts["c1"]))}
-
-
-def test_a_collection_indexed_in_float32_is_searched_through_it_until_its_halfvec_index_is_built(
-        store, tmp_path, pg_url) -> None:  # noqa: F811
-    """A collection indexed by an earlier version (an HNSW index on ``embedding::vector(D)``)
-    keeps using it, never a scan of every row, until ``ensure_collection`` (the next write)
-    builds the halfvec index, which then replaces it."""
-    dim, scope = 16, Scope("t", ("kb",), "ann")
-    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
-    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
-    centers = _clustered(store, 4, 80, dim, np.random.default_rng(3))
-    store.close()
-
-    def indexes() -> set[str]:
-        with admin_connect(pg_url) as conn:
-            return {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw%'")}
-
-    with admin_connect(pg_url) as conn:  # as an earlier version left it
-        conn.execute(f"DROP INDEX chunks_hnswh_{cid}")
-        conn.execute(f"CREATE INDEX chunks_hnsw_{cid} ON chunks USING hnsw ((embedding::vector({dim})) "
-                     f"vector_cosine_ops) WHERE collection_id = {cid}")
-        conn.execute("ANALYZE")
-        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
-        conn.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
-        conn.execute(f"ALTER DATABASE {name} SET enable_bitmapscan = off")
-    assert indexes() == {f"chunks_hnsw_{cid}"}
-    store = open_store(_settings(tmp_path, pg_url))
-    try:
-        pg = store.catalog
-        pg.exact_below = 1
-        hits = store.dense_search(scope, centers[0], 10)
-        assert len(hits) == 10
-        with pg._tx("t") as cur:  # what dense_search asks for before its halfvec index exists: the float32 one
-            half = cur.execute("SELECT EXISTS (SELECT 1 FROM pg_index i WHERE i.indisvalid "
-                               "AND i.indexrelid = to_regclass('chunks_hnswh_' || %s))", (cid,)).fetchone()[0]
-            assert not half
-            cur.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-            sql, _ = dense_sql(cid, dim, "float", "", " AND (c.owner IS NULL OR c.owner = %s)")
-            query = centers[0].astype(np.float32)
-            plan = "\n".join(r[0] for r in cur.execute("EXPLAIN " + sql, (query, "t", "ann", query, 10)))
-            assert f"Index Scan using chunks_hnsw_{cid}" in plan, plan
-        store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
-        assert indexes() == {f"chunks_hnswh_{cid}"}
-        assert [c for c, _ in store.dense_search(scope, centers[0], 10)] == [c for c, _ in hits]
-    finally:
-        store.close()
-
-
-def test_filtered_hnsw_returns_the_filtered_top_k(store, tmp_path, pg_url) -> None:  # noqa: F811
-    """An owner's scope with a metadata filter that keeps 3 % of the rows, searched as a
-    collection served by its HNSW index (ef_search 10, the planner told to prefer
-    indexes): k rows, all allowed, nearly all of the exact top k. (For a filter this
-    selective the planner reads the allowed rows first; for wider ones it walks the
-    graph with an iterative scan: ``test_hnsw_index_is_built_used_and_dropped``.)"""
-    dim, scope = 16, Scope("t", ("kb",), "ann")
-    store.ensure_collection(Scope("t", ("kb",)), model_id=MODEL, dimension=dim)
-    rng = np.random.default_rng(4)
-    centers = _clustered(store, 25, 100, dim, rng)
-    store.close()
-    with admin_connect(pg_url) as conn:  # 1,000 rows: make the planner take the index, as at scale
-        conn.execute("ANALYZE")
-        name = psycopg.conninfo.conninfo_to_dict(pg_url)["dbname"]
-        conn.execute(f"ALTER DATABASE {name} SET enable_seqscan = off")
-        conn.execute(f"ALTER DATABASE {name} SET enable_bitmapscan = off")
-    store = open_store(_settings(tmp_path, pg_url, ef_search=10))
-    pg = store.catalog
-    recalls = []
-    for i in range(12):
-        query = centers[i % 12] + 0.25 * rng.normal(size=dim)
-        pg.exact_below = 10_000
-        exact = store.dense_search(scope, query, 10, {"n": 0})
-        pg.exact_below = 1
-        approx = store.dense_search(scope, query, 10, {"n": 0})
-        assert len(approx) == 10
-        recalls.append(len({c for c, _ in approx} & {c for c, _ in exact}) / 10)
-    assert {h.metadata["n"] for h in store.get_hits(scope, approx)} == {0}
-    assert np.mean(recalls) >= 0.95, recalls
-    store.close()
-
-
-def test_bulk_load_builds_the_hnsw_index_once_after_the_load(store, pg_url) -> None:  # noqa: F811
-    """Inside ``bulk_load`` the collection has no HNSW index (not even after another
-    ``ensure_collection``, which a loader calls per document); after it, a valid one,
-    and search finds what was loaded."""
-    dim, scope = 16, Scope("t", ("kb",))
-    store.ensure_collection(scope, model_id=MODEL, dimension=dim)
-    cid = int(store.catalog.resolve(scope)[0].key.split(".")[0])
-
-    def index_state():
-        with admin_connect(pg_url) as conn:
-            return conn.execute("SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass(%s)",
-                                (f"chunks_hnswh_{cid}",)).fetchone()
-
-    assert index_state() == (True,)
-    with store.catalog.bulk_load(scope):
-        assert index_state() is None
-        centers = _clustered(store, 4, 30, dim, np.random.default_rng(1))
-        store.ensure_collection(scope, model_id=MODEL, dimension=dim)
-        assert index_state() is None
-    assert index_state() == (True,)
-    assert len(store.dense_search(Scope("t", ("kb",), "ann"), centers[0], 5)) == 5
-
-
-def test_catalog_only_builds_no_index(tmp_path, pg_url) -> None:  # noqa: F811
-    pg = PostgresStore(pg_url, _settings(tmp_path, pg_url), index=False)
-    try:
-        pg.ensure_collection(A, model_id=MODEL, dimension=DIM)
-        record = DocumentRecord(id="d", source="a.txt", origin=None, title=None, media_type="text/plain",
-                                content_hash="h")
-        pg.put_document(A, record, [ChunkRecord(id="c", position=0, text="words", content_hash=content_hash("w"),
-                                                start=0, end=5, terms="word")], np.stack([unit(1)]))
-        with pg._tx(None) as cur:
-            hnsw = cur.execute("SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'chunks_hnsw_%'").fetchone()
-            assert hnsw == (0,)
-            assert cur.execute("SELECT tsv FROM chunks").fetchall() == [(None,)]
-            assert cur.execute("SELECT count(*) FROM postings").fetchone() == (0,)
-        assert [h.text for h in pg.get_hits(A, [("c", 1.0)])] == ["words"]
-        assert pg.vectors(A, ["c"])["c"].dtype == np.float32
-    finally:
-        pg.close()
 
 
 # -- writes, jobs, threads ---------------------------------------------------------------
@@ -398,13 +149,13 @@ def test_concurrent_claims_never_run_two_jobs_of_one_document(store, tmp_path, p
     for i in range(20):  # a queued sibling beside each expired claim: two runnable jobs per document
         admin.create_job(scope, doc_id=f"d{i}", source="s", kind="file", path="/2")
     time.sleep(0.1)
-    jobs = claim_in_parallel(lambda: open_store(_settings(tmp_path, pg_url)), 6, max_tries=5)
+    jobs = claim_in_parallel(lambda: open_store(pg_settings(tmp_path, pg_url)), 6, max_tries=5)
     claimed = [job.doc_id for job in jobs]
     assert sorted(claimed) == sorted(f"d{i}" for i in range(20))  # each document once, never two at once
 
 
 def test_one_store_serves_many_threads_on_a_small_pool(tmp_path, pg_url) -> None:  # noqa: F811
-    s = open_store(_settings(tmp_path, pg_url, pool_size=2))
+    s = open_store(pg_settings(tmp_path, pg_url, pool_size=2))
     collection(s, A)
     errors: list[BaseException] = []
 
@@ -428,7 +179,7 @@ def test_one_store_serves_many_threads_on_a_small_pool(tmp_path, pg_url) -> None
 
 
 def test_statement_timeout_is_applied(tmp_path, pg_url) -> None:  # noqa: F811
-    s = open_store(_settings(tmp_path, pg_url, statement_timeout_s=0.2))
+    s = open_store(pg_settings(tmp_path, pg_url, statement_timeout_s=0.2))
     try:
         with pytest.raises(StoreUnavailableError, match="timed out"), s.catalog._tx("acme") as cur:
             cur.execute("SELECT pg_sleep(2)")
@@ -445,7 +196,7 @@ def test_concurrent_first_starts_migrate_once(tmp_path, pg_url) -> None:  # noqa
     def opener() -> None:
         try:
             start.wait()
-            stores.append(open_store(_settings(tmp_path, pg_url)))
+            stores.append(open_store(pg_settings(tmp_path, pg_url)))
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -465,7 +216,7 @@ def test_concurrent_first_starts_migrate_once(tmp_path, pg_url) -> None:  # noqa
 def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url) -> None:  # noqa: F811
     """Migration 4 on a database written before it: keys keep working (no owner),
     and existing documents are measured once, exactly as new writes are."""
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     collection(s, A)
     put(s, A, "a.txt", ["één twee", "drie"])
     _, secret = s.admin.create_api_key("acme")
@@ -474,7 +225,7 @@ def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url
     with admin_connect(pg_url) as conn:  # back to version 3, as a database of the previous release
         conn.execute("ALTER TABLE documents DROP COLUMN bytes; ALTER TABLE api_keys DROP COLUMN owner; "
                      "DROP INDEX jobs_running; DROP INDEX jobs_served; DELETE FROM schema_migrations WHERE version = 4")
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     try:
         assert s.catalog.usage("acme") == expected and expected.bytes == len("één twee".encode()) + 4 + 2 * 4 * DIM
         assert s.admin.verify_api_key(secret).owner is None
@@ -483,11 +234,11 @@ def test_version_3_database_gains_key_owners_and_document_sizes(tmp_path, pg_url
 
 
 def test_a_newer_schema_is_refused(tmp_path, pg_url) -> None:  # noqa: F811
-    open_store(_settings(tmp_path, pg_url)).close()
+    open_store(pg_settings(tmp_path, pg_url)).close()
     with admin_connect(pg_url) as conn:
         conn.execute("INSERT INTO schema_migrations VALUES (999, 0)")
     with pytest.raises(ConfigError, match="upgrade ragline"):
-        open_store(_settings(tmp_path, pg_url))
+        open_store(pg_settings(tmp_path, pg_url))
 
 
 # -- opening errors and recovery ---------------------------------------------------------
@@ -501,7 +252,7 @@ def test_unreachable_server_is_a_clear_error(tmp_path) -> None:
     url = f"postgresql://ragline:sekret@127.0.0.1:{_closed_port()}/ragline"
     t0 = time.monotonic()
     with pytest.raises(StoreUnavailableError, match="RAGLINE_STORE__URL") as info:
-        open_store(_settings(tmp_path, url))
+        open_store(pg_settings(tmp_path, url))
     assert time.monotonic() - t0 < 5 and "sekret" not in str(info.value) and "***" in str(info.value)
     assert info.value.__cause__ is None  # no psycopg internals chained to the message
 
@@ -510,12 +261,12 @@ def test_unreachable_server_is_a_clear_error(tmp_path) -> None:
                                  "postgresql://u@localhost/db?sslmode=bogus"])
 def test_malformed_url_is_a_config_error(tmp_path, url: str) -> None:
     with pytest.raises(ConfigError, match="RAGLINE_STORE__URL"):
-        open_store(_settings(tmp_path, url))
+        open_store(pg_settings(tmp_path, url))
 
 
 def test_missing_database_is_a_config_error(tmp_path) -> None:
     with pytest.raises(ConfigError, match="RAGLINE_STORE__URL.*does not exist"):
-        open_store(_settings(tmp_path, server().get_uri("no_such_database")))
+        open_store(pg_settings(tmp_path, server().get_uri("no_such_database")))
 
 
 def test_server_without_pgvector_is_a_config_error(tmp_path, pg_url) -> None:  # noqa: F811
@@ -525,7 +276,7 @@ def test_server_without_pgvector_is_a_config_error(tmp_path, pg_url) -> None:  #
     with admin_connect(server().get_uri()) as conn:
         conn.execute(f"ALTER DATABASE {name} SET extension_control_path = '/nonexistent'")
     with pytest.raises(ConfigError, match="RAGLINE_STORE__URL.*pgvector"):
-        open_store(_settings(tmp_path, pg_url))
+        open_store(pg_settings(tmp_path, pg_url))
 
 
 def test_user_who_cannot_create_pgvector_is_a_config_error(tmp_path, pg_url) -> None:  # noqa: F811
@@ -533,7 +284,7 @@ def test_user_who_cannot_create_pgvector_is_a_config_error(tmp_path, pg_url) -> 
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'ragline_app'").fetchone() is None:
             conn.execute("CREATE ROLE ragline_app LOGIN")
     with pytest.raises(ConfigError, match="RAGLINE_STORE__URL.*CREATE EXTENSION vector"):
-        open_store(_settings(tmp_path, _as_user(pg_url, "ragline_app")))
+        open_store(pg_settings(tmp_path, _as_user(pg_url, "ragline_app")))
 
 
 def test_a_pooled_connection_whose_backend_ended_is_replaced_before_use(store, pg_url) -> None:  # noqa: F811
@@ -559,7 +310,7 @@ def test_store_recovers_after_a_server_restart(tmp_path) -> None:
     srv = start_server()
     s = None
     try:
-        s = open_store(_settings(tmp_path, fresh_database(srv), connect_timeout=1.0))
+        s = open_store(pg_settings(tmp_path, fresh_database(srv), connect_timeout=1.0))
         collection(s, A)
         put(s, A, "a.txt", ["still here"])
         stop_server(srv)
@@ -584,7 +335,7 @@ def test_store_recovers_after_a_server_restart(tmp_path) -> None:
 
 def test_open_backend_redacts_the_password(tmp_path, pg_url) -> None:  # noqa: F811
     url = pg_url.replace("postgres:@", "postgres:hunter2@")
-    s = open_store(_settings(tmp_path, url))
+    s = open_store(pg_settings(tmp_path, url))
     try:
         assert "hunter2" not in s.url and "***" in s.url
     finally:

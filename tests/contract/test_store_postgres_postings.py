@@ -20,25 +20,21 @@ import pytest
 from ragline.analyzer import analyze, query_terms
 from ragline.errors import StoreError
 from ragline.models import Scope
-from ragline.settings import Settings, StoreSettings
+from ragline.settings import Settings
 from ragline.store import open_store
 from ragline.store.postgres import keywords, postings, schema
 from ragline.store.postgres.postings import term_counts
+from tests.contract.postgres_store import pg_settings
 from tests.contract.store_contract import DIM, MODEL, A, collection, put
 from tests.contract_helpers import doc_id
 from tests.paths import SCIFACT, needs
 from tests.pg_server import admin_connect, pg_url  # noqa: F401  (pg_url is a fixture)
 
 
-def _settings(tmp_path, url: str) -> Settings:
-    return Settings(home=tmp_path / "home", store=StoreSettings(url=url, pool_size=4))
-
-
 @pytest.fixture
-def store(tmp_path, pg_url):  # noqa: F811
-    s = open_store(_settings(tmp_path, pg_url))
-    yield s
-    s.close()
+def store(pg_store):
+    """The store each test here works on (``conftest.pg_store``)."""
+    return pg_store
 
 
 @pytest.fixture
@@ -395,7 +391,7 @@ def test_version_10_database_gains_postings_from_its_tsvectors(tmp_path, pg_url)
     ``chunks.tsv``): postings and statistics are built from the tsvectors, then keyed by
     chunk seq and packed, and keyword search ranks as it did, for every owner; later
     writes keep them in step."""
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     collection(s, A)
     rng = random.Random(11)
     words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
@@ -416,7 +412,7 @@ def test_version_10_database_gains_postings_from_its_tsvectors(tmp_path, pg_url)
         conn.execute("DROP TABLE postings, term_stats, owner_totals, posting_blocks; DROP INDEX chunks_seq; "
                      "CREATE INDEX chunks_tsv ON chunks USING gin (tsv); "
                      "DELETE FROM schema_migrations WHERE version IN (11, 13)")
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     try:
         found = [s.keyword_search(scope, q, 50) for scope in scopes for q in queries]
         for got, want in zip(found, expected):
@@ -496,7 +492,7 @@ def test_version_16_database_packs_its_lists_again_in_blocks_that_fit_their_rows
     """Migration 17 on a database packed in blocks of 512 (arrays in TOAST): every list is
     packed again in blocks that stay in their rows, nothing newer is left behind, and
     every owner's keyword search ranks as it did."""
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     collection(s, A)
     with s.catalog.bulk_load(A):
         _common_term(s, A, 1300)
@@ -513,7 +509,7 @@ def test_version_16_database_packs_its_lists_again_in_blocks_that_fit_their_rows
         _packed_equal_postings(conn)
         assert conn.execute(_TOASTED).fetchone()[0] > 0
     monkeypatch.undo()
-    s = open_store(_settings(tmp_path, pg_url))
+    s = open_store(pg_settings(tmp_path, pg_url))
     try:
         with admin_connect(pg_url) as conn:
             assert conn.execute(_TOASTED).fetchone() == (0,)
